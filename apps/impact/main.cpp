@@ -1,0 +1,39 @@
+// impact — the command-line tool: `impact query` (JSON Lines protocol) and `impact demo`.
+#include "demo.hpp"
+#include "protocol.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "impact — continuous collision detection for convex shapes (GJK distance; casts and time of impact to come).\n"
+      "Shapes: point, sphere, box, capsule, cylinder, cone, segment, triangle, hull, minkowski.\n"
+      "Precision: every query runs in double (default) or float."};
+  app.require_subcommand(1);
+
+  auto* query = app.add_subcommand(
+      "query",
+      "Answer JSON Lines queries: one JSON object per line on standard input, one answer per line on standard\n"
+      "output, in order. Queries: distance (closest points and normal of two shapes); ray_cast, shape_cast,\n"
+      "time_of_impact and the mesh queries answer invalid_input \"not implemented yet\" for now.\n"
+      "Every line may carry \"id\" (echoed) and \"precision\": \"double\" | \"float\". Bad lines answer\n"
+      "{\"status\": \"invalid_input\", \"error\": \"<field path>: <what is wrong>\"} and the stream goes on.\n"
+      "Example:\n"
+      "  echo '{\"id\":1,\"query\":\"distance\",\"a\":{\"type\":\"sphere\",\"radius\":1},\"pose_a\":{},\n"
+      "        \"b\":{\"type\":\"box\",\"half_extents\":[1,1,1]},\"pose_b\":{\"position\":[3,0,0]}}' | impact query\n"
+      "The full protocol: ../shared/query-protocol.md; frames and units: docs/conventions.md.");
+  auto* demo = app.add_subcommand("demo", "Run the built-in scene (a shape of every type) and print results and timings.");
+  impact::cli::DemoOptions demo_options;
+  demo->add_option("--repetitions", demo_options.repetitions, "Queries per pair for the timing columns")
+      ->check(CLI::PositiveNumber);
+
+  CLI11_PARSE(app, argc, argv);
+  if (*query) {
+    std::ios::sync_with_stdio(false);
+    return impact::cli::run_query_stream(std::cin, std::cout);
+  }
+  if (*demo) return impact::cli::run_demo(demo_options, std::cout);
+  return 0;
+}

@@ -1,0 +1,17 @@
+// impact — protocol.hpp: the JSON Lines protocol of `impact query` (../shared/query-protocol.md).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+namespace impact::cli {
+
+/// Answers one protocol line (without its newline) with one JSON object (without newline).
+/// Never throws: every failure becomes an `invalid_input` answer naming the field.
+std::string answer_line(const std::string& line);
+
+/// Reads lines from `in` until end of input and writes one answer line per input line to `out`,
+/// flushing after each. Returns 0, or 1 if reading or writing failed.
+int run_query_stream(std::istream& in, std::ostream& out);
+
+}  // namespace impact::cli

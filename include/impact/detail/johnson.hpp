@@ -1,0 +1,221 @@
+// impact — detail/johnson.hpp: Johnson's distance sub-algorithm with cached dot products.
+//
+// After van den Bergen, "Collision Detection in Interactive 3D Environments" (2003), §4.3 and
+// "Ray Casting against General Convex Objects" (2004), §3. The simplex holds up to four vertices
+// y_i of the CSO in slots 0..3; a subset is a bit mask. For a subset X and i ∈ X,
+//   Δ_i^{y_i} = 1,   Δ_j^{X∪{y_j}} = Σ_{i∈X} Δ_i^X ((y_k − y_j)·y_i)   (any k ∈ X),
+// and v(aff X) = Σ Δ_i^X y_i / Σ Δ_i^X. X is the minimal subset holding v(conv Y) when
+// (i) Δ_i^X > 0 for i ∈ X and (ii) Δ_j^{X∪{y_j}} ≤ 0 for j ∉ X.
+// The dot products y_i·y_j and the determinants of subsets without the newest vertex are kept
+// from earlier iterations: adding a vertex computes only the subsets that contain it.
+#pragma once
+
+#include <impact/math.hpp>
+
+#include <limits>
+
+namespace impact::detail {
+
+template <class S>
+struct Johnson {
+  Vec3<S> y[4];   ///< CSO vertices y_i = a_i − b_i (working frame).
+  Vec3<S> a[4];   ///< Support points on A's core for each vertex (working frame).
+  Vec3<S> b[4];   ///< Support points on B's core for each vertex (working frame).
+  S lambda[4] = {};  ///< Barycentric coordinates of v over the current subset.
+  S dp[4][4] = {};   ///< Cached y_i·y_j.
+  S det[16][4] = {}; ///< Cached Δ_i^X, X a bit mask.
+  unsigned bits = 0;      ///< Current simplex W (bit mask of slots in use).
+  unsigned last = 0;      ///< Slot of the newest vertex.
+  unsigned last_bit = 0;  ///< 1 << last.
+  unsigned all_bits = 0;  ///< bits | last_bit: Y = W ∪ {w}.
+
+  [[nodiscard]] int count() const { return __builtin_popcount(bits); }
+  [[nodiscard]] bool full() const { return bits == 15u; }
+
+  /// True when w is already a vertex of W: GJK cannot return a point twice unless rounding stops
+  /// its progress, so this is the duplicate-support guard.
+  [[nodiscard]] bool contains(const Vec3<S>& w) const {
+    for (unsigned i = 0; i < 4; ++i)
+      if ((bits & (1u << i)) && y[i] == w) return true;
+    return false;
+  }
+
+  /// Largest ||y_i||² over W (the scale of rounding errors in ||v||²).
+  [[nodiscard]] S max_vertex_norm2() const {
+    S m = 0;
+    for (unsigned i = 0; i < 4; ++i)
+      if (bits & (1u << i)) m = std::max(m, dp[i][i]);
+    return m;
+  }
+
+  /// Adds w = pa − pb as the newest vertex and computes the determinants that involve it.
+  void add(const Vec3<S>& w, const Vec3<S>& pa, const Vec3<S>& pb) {
+    last = 0;
+    last_bit = 1;
+    while (bits & last_bit) {
+      ++last;
+      last_bit <<= 1;
+    }
+    y[last] = w;
+    a[last] = pa;
+    b[last] = pb;
+    all_bits = bits | last_bit;
+    for (unsigned i = 0; i < 4; ++i)
+      if (bits & (1u << i)) dp[i][last] = dp[last][i] = y[i].dot(w);
+    dp[last][last] = w.dot(w);
+    compute_determinants();
+  }
+
+  /// Recomputes every cached dot product and determinant of W ∪ {newest}, for when the vertices
+  /// moved together (the ray cast translates the CSO): y_i − y_j stay, dot products do not.
+  void recompute_all() {
+    for (unsigned i = 0; i < 4; ++i)
+      for (unsigned j = 0; j <= i; ++j)
+        if ((all_bits & (1u << i)) && (all_bits & (1u << j))) dp[i][j] = dp[j][i] = y[i].dot(y[j]);
+    const unsigned keep_bits = bits, keep_last = last;
+    // Rebuild the determinant table by adding the vertices back one at a time.
+    unsigned order[4];
+    int n = 0;
+    for (unsigned i = 0; i < 4; ++i)
+      if ((all_bits & (1u << i)) && i != keep_last) order[n++] = i;
+    order[n++] = keep_last;
+    bits = 0;
+    for (int k = 0; k < n; ++k) {
+      last = order[k];
+      last_bit = 1u << last;
+      all_bits = bits | last_bit;
+      compute_determinants();
+      bits |= last_bit;
+    }
+    bits = keep_bits;
+    last = keep_last;
+    last_bit = 1u << last;
+    all_bits = bits | last_bit;
+  }
+
+  /// Finds v = v(conv Y) and reduces W to its minimal subset. Returns false when rounding left no
+  /// subset passing Johnson's tests; W and v are then the best proper subset found (backup).
+  bool closest(Vec3<S>& v) {
+    for (unsigned s = bits; s; --s) {
+      if ((s & bits) != s) continue;
+      const unsigned x = s | last_bit;
+      if (valid(x)) {
+        set(x, v);
+        return true;
+      }
+    }
+    if (valid(last_bit)) {
+      set(last_bit, v);
+      return true;
+    }
+    // Backup (van den Bergen 2003): among the subsets whose Δ_i are all positive, take the one
+    // whose affine closest point is nearest the origin.
+    S best = std::numeric_limits<S>::infinity();
+    unsigned best_s = last_bit;
+    for (unsigned s = all_bits; s; --s) {
+      if ((s & all_bits) != s || !proper(s)) continue;
+      Vec3<S> t;
+      combine(s, t);
+      const S t2 = t.squaredNorm();
+      if (t2 < best) {
+        best = t2;
+        best_s = s;
+      }
+    }
+    set(best_s, v);
+    return false;
+  }
+
+  /// Witness points Σ λ_i a_i and Σ λ_i b_i of the current v.
+  void witnesses(Vec3<S>& pa, Vec3<S>& pb) const {
+    pa.setZero();
+    pb.setZero();
+    for (unsigned i = 0; i < 4; ++i) {
+      if (bits & (1u << i)) {
+        pa += lambda[i] * a[i];
+        pb += lambda[i] * b[i];
+      }
+    }
+  }
+
+ private:
+  void compute_determinants() {
+    det[last_bit][last] = 1;
+    for (unsigned j = 0; j < 4; ++j) {
+      const unsigned j_bit = 1u << j;
+      if (!(bits & j_bit)) continue;
+      const unsigned s2 = j_bit | last_bit;
+      det[s2][j] = dp[last][last] - dp[last][j];
+      det[s2][last] = dp[j][j] - dp[j][last];
+      for (unsigned k = 0; k < j; ++k) {
+        const unsigned k_bit = 1u << k;
+        if (!(bits & k_bit)) continue;
+        const unsigned s3 = k_bit | s2;
+        det[s3][k] = det[s2][j] * (dp[j][j] - dp[j][k]) + det[s2][last] * (dp[last][j] - dp[last][k]);
+        det[s3][j] = det[k_bit | last_bit][k] * (dp[k][k] - dp[k][j]) +
+                     det[k_bit | last_bit][last] * (dp[last][k] - dp[last][j]);
+        det[s3][last] = det[k_bit | j_bit][k] * (dp[k][k] - dp[k][last]) +
+                        det[k_bit | j_bit][j] * (dp[j][k] - dp[j][last]);
+      }
+    }
+    if (all_bits == 15u) {
+      det[15][0] = det[14][1] * (dp[1][1] - dp[1][0]) + det[14][2] * (dp[2][1] - dp[2][0]) +
+                   det[14][3] * (dp[3][1] - dp[3][0]);
+      det[15][1] = det[13][0] * (dp[0][0] - dp[0][1]) + det[13][2] * (dp[2][0] - dp[2][1]) +
+                   det[13][3] * (dp[3][0] - dp[3][1]);
+      det[15][2] = det[11][0] * (dp[0][0] - dp[0][2]) + det[11][1] * (dp[1][0] - dp[1][2]) +
+                   det[11][3] * (dp[3][0] - dp[3][2]);
+      det[15][3] = det[7][0] * (dp[0][0] - dp[0][3]) + det[7][1] * (dp[1][0] - dp[1][3]) +
+                   det[7][2] * (dp[2][0] - dp[2][3]);
+    }
+  }
+
+  [[nodiscard]] bool valid(unsigned s) const {
+    for (unsigned i = 0; i < 4; ++i) {
+      const unsigned bit = 1u << i;
+      if (!(all_bits & bit)) continue;
+      if (s & bit) {
+        if (det[s][i] <= S(0)) return false;
+      } else if (det[s | bit][i] > S(0)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  [[nodiscard]] bool proper(unsigned s) const {
+    for (unsigned i = 0; i < 4; ++i)
+      if ((s & (1u << i)) && det[s][i] <= S(0)) return false;
+    return true;
+  }
+
+  void combine(unsigned s, Vec3<S>& v) const {
+    S sum = 0;
+    v.setZero();
+    for (unsigned i = 0; i < 4; ++i) {
+      if (s & (1u << i)) {
+        sum += det[s][i];
+        v += det[s][i] * y[i];
+      }
+    }
+    v /= sum;
+  }
+
+  void set(unsigned s, Vec3<S>& v) {
+    bits = s;
+    S sum = 0;
+    for (unsigned i = 0; i < 4; ++i)
+      if (s & (1u << i)) sum += det[s][i];
+    v.setZero();
+    for (unsigned i = 0; i < 4; ++i) {
+      if (s & (1u << i)) {
+        lambda[i] = det[s][i] / sum;
+        v += lambda[i] * y[i];
+      } else {
+        lambda[i] = 0;
+      }
+    }
+  }
+};
+
+}  // namespace impact::detail

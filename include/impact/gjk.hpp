@@ -1,0 +1,268 @@
+// impact — gjk.hpp: GJK distance and intersection on concrete shapes (header-only templates).
+//
+// Gilbert, Johnson and Keerthi's algorithm as van den Bergen describes it (2003; 2004 §3): a
+// descent on the configuration space obstacle A − B through its support mapping
+// s_{A−B}(d) = s_A(d) − s_B(−d), with Johnson's sub-algorithm (detail/johnson.hpp), the
+// relative termination test, the duplicate-support guard, the separating-axis early out for
+// boolean queries, and a cache the caller keeps between calls.
+//
+// Round shapes are handled as a core plus a radius (a sphere is a point with a radius, a capsule
+// a segment with one): GJK runs on the cores and the radii are subtracted at the end, which is
+// exact and converges in the cores' few iterations instead of a curved surface's many.
+//
+// Use `impact::distance` / `impact::intersect` (query.hpp) for `Shape` variants.
+#pragma once
+
+#include <impact/detail/johnson.hpp>
+#include <impact/math.hpp>
+#include <impact/status.hpp>
+#include <impact/tolerances.hpp>
+
+#include <string>
+
+namespace impact {
+
+/// Options of the GJK queries. Defaults in tolerances.hpp.
+template <class S>
+struct GjkOptions {
+  /// Relative termination tolerance (dimensionless): stop when the distance is known within
+  /// this fraction of itself. See Tolerances::gjk_relative.
+  S relative_tolerance = Tolerances<S>::gjk_relative;
+  /// Iteration cap; reaching it reports Status::max_iterations with the best bound.
+  int max_iterations = Tolerances<S>::gjk_max_iterations;
+};
+
+/// What a caller keeps between GJK calls on the same pair so that a slowly moving pair
+/// converges in one or two iterations: the last simplex, as support points in each shape's own
+/// frame (so it survives motion of either shape), the last search direction, and the hull
+/// vertices where the support hill-climbs start. A default-constructed cache is cold.
+template <class S>
+struct GjkCache {
+  int count = 0;                          ///< Simplex vertices kept (0: cold).
+  Vec3<S> local_a[4];                     ///< Support points on A's core, A's local frame.
+  Vec3<S> local_b[4];                     ///< Support points on B's core, B's local frame.
+  Vec3<S> axis{S(0), S(0), S(0)};         ///< Last v = closest point of A − B, A's local frame.
+  int hint_a = 0;                         ///< Warm-start vertex for a hull A.
+  int hint_b = 0;                         ///< Warm-start vertex for a hull B.
+};
+
+/// Result of a distance query.
+template <class S>
+struct DistanceResult {
+  /// separated, intersecting (touching within tolerance counts), max_iterations (distance is
+  /// then an upper bound and the points are valid), or invalid_input (see `error`).
+  Status status = Status::invalid_input;
+  S distance = S(0);                       ///< Distance (length); 0 when intersecting.
+  Vec3<S> point_a{S(0), S(0), S(0)};       ///< Closest point on A, world (valid unless invalid_input).
+  Vec3<S> point_b{S(0), S(0), S(0)};       ///< Closest point on B, world.
+  Vec3<S> normal{S(0), S(0), S(0)};        ///< Unit vector from A toward B (zero if undefined).
+  int iterations = 0;                      ///< GJK iterations (support calls).
+  std::string error;                       ///< The offending field, for invalid_input.
+};
+
+/// Result of a boolean intersection query.
+template <class S>
+struct IntersectResult {
+  Status status = Status::invalid_input;   ///< separated, intersecting, max_iterations, invalid_input.
+  /// For separated: a world direction d (unnormalised) with max over A of d·x < min over B of d·x.
+  Vec3<S> separating_axis{S(0), S(0), S(0)};
+  int iterations = 0;                      ///< GJK iterations.
+  std::string error;                       ///< The offending field, for invalid_input.
+};
+
+namespace detail {
+
+template <class T, class S>
+concept HintedSupport = requires(const T& t, const Vec3<S>& d, int& h) {
+  { t.support(d, h) } -> std::convertible_to<Vec3<S>>;
+};
+
+template <class S, class T>
+[[nodiscard]] inline Vec3<S> support_with_hint(const T& shape, const Vec3<S>& d, int& hint) {
+  if constexpr (HintedSupport<T, S>)
+    return shape.support(d, hint);
+  else
+    return shape.support(d);
+}
+
+/// Core GJK loop, in A's local frame. `Boolean` selects the intersection test (separating-axis
+/// early out) over the distance query.
+template <bool Boolean, class S, class A, class B>
+struct GjkOutput {
+  Status status;
+  Vec3<S> v;       // closest point of the core CSO to the origin (A's frame)
+  Vec3<S> pa, pb;  // witness points on the cores (A's frame)
+  int iterations;
+};
+
+template <bool Boolean, class S, class A, class B>
+GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radius_b, const Transform<S>& b_in_a,
+                                     const GjkOptions<S>& opt, GjkCache<S>* cache) {
+  const Mat3<S> rt = b_in_a.rotation.transpose();
+  int hint_a = cache ? cache->hint_a : 0;
+  int hint_b = cache ? cache->hint_b : 0;
+  const S radii = radius_a + radius_b;
+
+  // Support of the core CSO A − B in direction d, in A's frame.
+  auto support = [&](const Vec3<S>& d, Vec3<S>& pa, Vec3<S>& pb) -> Vec3<S> {
+    pa = support_with_hint<S>(a, d, hint_a);
+    pb = b_in_a.apply(support_with_hint<S>(b, Vec3<S>(rt * -d), hint_b));
+    return pa - pb;
+  };
+
+  Johnson<S> simplex;
+  Vec3<S> v;
+  bool have_v = false;
+  if (cache && cache->count > 0) {
+    // Warm start: the cached support points are still points of the shapes, so their
+    // differences are points of the CSO at the new poses.
+    for (int i = 0; i < cache->count; ++i) {
+      const Vec3<S> pa = cache->local_a[i];
+      const Vec3<S> pb = b_in_a.apply(cache->local_b[i]);
+      const Vec3<S> w = pa - pb;
+      if (simplex.contains(w)) continue;
+      simplex.add(w, pa, pb);
+      simplex.bits |= simplex.last_bit;
+    }
+    simplex.bits &= ~simplex.last_bit;
+    have_v = simplex.closest(v);
+    if (!have_v) simplex = Johnson<S>{};
+  }
+  if (!have_v) {
+    // Any point of the CSO will do; the support point toward A's origin from B's is a good one.
+    Vec3<S> d = cache && cache->axis.squaredNorm() > S(0) ? Vec3<S>(-cache->axis) : Vec3<S>(b_in_a.translation);
+    if (d.squaredNorm() == S(0)) d = Vec3<S>::UnitX();
+    Vec3<S> pa, pb;
+    const Vec3<S> w = support(d, pa, pb);
+    simplex.add(w, pa, pb);
+    simplex.closest(v);
+  }
+
+  Status status = Status::max_iterations;
+  int it = 0;
+  S vv = v.squaredNorm();
+  while (it < opt.max_iterations) {
+    if (vv <= Tolerances<S>::gjk_tiny_squared * simplex.max_vertex_norm2()) {
+      status = Status::intersecting;  // the origin is in the CSO up to rounding
+      break;
+    }
+    if constexpr (Boolean) {
+      if (vv <= radii * radii) {
+        status = Status::intersecting;  // upper bound of the core distance already within the radii
+        break;
+      }
+    }
+    ++it;
+    Vec3<S> pa, pb;
+    const Vec3<S> w = support(-v, pa, pb);
+    const S vw = v.dot(w);
+    if constexpr (Boolean) {
+      // Separating-axis early out: v·w/||v|| is a lower bound of the core distance.
+      if (vw > S(0) && vw * vw > radii * radii * vv) {
+        status = Status::separated;
+        break;
+      }
+    }
+    // Relative termination: ||v|| − v·w/||v|| ≤ rel·||v||.
+    if (vv - vw <= opt.relative_tolerance * vv || simplex.contains(w)) {
+      status = Status::separated;
+      break;
+    }
+    simplex.add(w, pa, pb);
+    Vec3<S> next;
+    const bool ok = simplex.closest(next);
+    const S nn = next.squaredNorm();
+    if (simplex.full()) {
+      v = next;
+      vv = nn;
+      status = Status::intersecting;  // the tetrahedron holds the origin
+      break;
+    }
+    if (!ok || nn >= vv) {
+      // Rounding stopped the descent: keep the smaller of the two bounds and stop.
+      if (nn < vv) {
+        v = next;
+        vv = nn;
+      }
+      status = Status::separated;
+      break;
+    }
+    v = next;
+    vv = nn;
+  }
+
+  GjkOutput<Boolean, S, A, B> out;
+  out.v = v;
+  out.iterations = it;
+  simplex.witnesses(out.pa, out.pb);
+  if (status == Status::separated || status == Status::max_iterations) {
+    if constexpr (!Boolean) {
+      if (vv <= radii * radii) status = Status::intersecting;
+    } else {
+      if (status == Status::separated && vv <= radii * radii) status = Status::intersecting;
+    }
+  }
+  out.status = status;
+
+  if (cache) {
+    cache->count = 0;
+    const Transform<S> a_in_b{rt, rt * -b_in_a.translation};
+    for (unsigned i = 0; i < 4; ++i) {
+      if (simplex.bits & (1u << i)) {
+        cache->local_a[cache->count] = simplex.a[i];
+        cache->local_b[cache->count] = a_in_b.apply(simplex.b[i]);
+        ++cache->count;
+      }
+    }
+    if (simplex.full()) cache->count = 0;  // a tetrahedron around the origin is no warm start
+    cache->axis = v;
+    cache->hint_a = hint_a;
+    cache->hint_b = hint_b;
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// GJK distance between concrete shape cores `a` and `b` grown by `radius_a`, `radius_b`, placed
+/// by `ta` and `tb`. No allocation; `cache` (optional) warm-starts and is updated.
+template <class S, class A, class B>
+[[nodiscard]] DistanceResult<S> gjk_distance(const A& a, S radius_a, const Transform<S>& ta, const B& b, S radius_b,
+                                             const Transform<S>& tb, const GjkOptions<S>& opt = {},
+                                             GjkCache<S>* cache = nullptr) {
+  const Transform<S> b_in_a = ta.relative(tb);
+  const auto g = detail::gjk_core<false, S>(a, radius_a, b, radius_b, b_in_a, opt, cache);
+  DistanceResult<S> r;
+  r.iterations = g.iterations;
+  r.status = g.status;
+  const S len = g.v.norm();
+  Vec3<S> n = len > S(0) ? Vec3<S>(-g.v / len) : Vec3<S>::Zero();  // A toward B, A's frame
+  Vec3<S> pa = g.pa, pb = g.pb;
+  if (g.status == Status::intersecting) {
+    r.distance = S(0);
+  } else {
+    r.distance = std::max(S(0), len - radius_a - radius_b);
+    pa += radius_a * n;
+    pb -= radius_b * n;
+  }
+  r.point_a = ta.apply(pa);
+  r.point_b = ta.apply(pb);
+  r.normal = ta.rotation * n;
+  return r;
+}
+
+/// GJK boolean intersection test of grown cores, with the separating-axis early out.
+template <class S, class A, class B>
+[[nodiscard]] IntersectResult<S> gjk_intersect(const A& a, S radius_a, const Transform<S>& ta, const B& b, S radius_b,
+                                               const Transform<S>& tb, const GjkOptions<S>& opt = {},
+                                               GjkCache<S>* cache = nullptr) {
+  const Transform<S> b_in_a = ta.relative(tb);
+  const auto g = detail::gjk_core<true, S>(a, radius_a, b, radius_b, b_in_a, opt, cache);
+  IntersectResult<S> r;
+  r.status = g.status;
+  r.iterations = g.iterations;
+  r.separating_axis = ta.rotation * -g.v;
+  return r;
+}
+
+}  // namespace impact

@@ -1,0 +1,83 @@
+// impact — detail/dispatch.hpp: turning two `Shape` variants into concrete core types once per
+// query. Round shapes are peeled into a core and a radius first (sphere → point + r, capsule →
+// segment + r, minkowski with a sphere → the other part + r), so the templated algorithms see
+// only cores and each pair of core types is instantiated once.
+#pragma once
+
+#include <impact/shapes.hpp>
+
+#include <string>
+#include <type_traits>
+
+namespace impact::detail {
+
+/// A shape seen as core ⊕ ball(radius). `shape` points into the input or into `storage`.
+template <class S>
+struct Core {
+  const Shape<S>* shape = nullptr;
+  S radius = S(0);
+  Shape<S> storage;  // holds a Point or Segment made for a sphere or capsule (no allocation)
+};
+
+template <class S>
+void peel(const Shape<S>& s, Core<S>& c) {
+  if (const auto* sp = std::get_if<Sphere<S>>(&s.variant())) {
+    c.storage = Point<S>{};
+    c.shape = &c.storage;
+    c.radius += sp->radius;
+  } else if (const auto* cp = std::get_if<Capsule<S>>(&s.variant())) {
+    c.storage = Segment<S>{Vec3<S>(S(0), S(0), -cp->half_height), Vec3<S>(S(0), S(0), cp->half_height)};
+    c.shape = &c.storage;
+    c.radius += cp->radius;
+  } else if (const auto* mp = std::get_if<MinkowskiShape<S>>(&s.variant())) {
+    if (const auto* sb = std::get_if<Sphere<S>>(&mp->b->variant())) {
+      c.radius += sb->radius;
+      peel(*mp->a, c);
+    } else if (const auto* sa = std::get_if<Sphere<S>>(&mp->a->variant())) {
+      c.radius += sa->radius;
+      peel(*mp->b, c);
+    } else {
+      c.shape = &s;
+    }
+  } else {
+    c.shape = &s;
+  }
+}
+
+/// True for types that `peel` never leaves as a core.
+template <class T, class S>
+inline constexpr bool kPeeled = std::is_same_v<T, Sphere<S>> || std::is_same_v<T, Capsule<S>>;
+
+/// Validates two shapes and poses; empty when all are valid, else "a.radius: negative".
+template <class S>
+std::string validate_pair(const Shape<S>& a, const Pose<S>& pa, const Shape<S>& b, const Pose<S>& pb,
+                          const char* na = "a", const char* npa = "pose_a", const char* nb = "b",
+                          const char* npb = "pose_b") {
+  if (auto e = validate(a); !e.empty()) return std::string(na) + "." + e;
+  if (auto e = validate(pa); !e.empty()) return std::string(npa) + "." + e;
+  if (auto e = validate(b); !e.empty()) return std::string(nb) + "." + e;
+  if (auto e = validate(pb); !e.empty()) return std::string(npb) + "." + e;
+  return {};
+}
+
+/// Calls f(core_a, radius_a, core_b, radius_b) with the concrete core types of a and b.
+template <class S, class F>
+decltype(auto) visit_cores(const Shape<S>& a, const Shape<S>& b, F&& f) {
+  Core<S> ca, cb;
+  peel(a, ca);
+  peel(b, cb);
+  return std::visit(
+      [&](const auto& x, const auto& y) {
+        using X = std::decay_t<decltype(x)>;
+        using Y = std::decay_t<decltype(y)>;
+        if constexpr (kPeeled<X, S> || kPeeled<Y, S>) {
+          // Unreachable: peel() replaced these by a point or a segment.
+          return f(Point<S>{}, ca.radius, Point<S>{}, cb.radius);
+        } else {
+          return f(x, ca.radius, y, cb.radius);
+        }
+      },
+      ca.shape->variant(), cb.shape->variant());
+}
+
+}  // namespace impact::detail

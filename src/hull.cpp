@@ -1,0 +1,248 @@
+// impact — hull.cpp: convex hulls of point clouds with qhull (libqhull_r, reentrant).
+//
+// qhull needs a full-dimensional input, so the cloud's dimension is found first: all points
+// equal (a point), collinear (a segment), coplanar (a polygon: qhull in 2D on plane
+// coordinates) or a polyhedron (qhull in 3D, triangulated output "Qt"). Hulls are always built
+// in double and then converted, so float hulls have the same combinatorics as double ones.
+#include <impact/shapes.hpp>
+
+extern "C" {
+#include <libqhull_r/libqhull_r.h>
+}
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+namespace impact {
+namespace {
+
+using V3 = Vec3<double>;
+
+/// A cloud is treated as lower-dimensional when every point is within this fraction of its
+/// extent from the line or plane (dimensionless). Well above double rounding, well below any
+/// intended thickness: a box with a half extent of 1e-7 of its size stays a box.
+constexpr double kFlatness = 1e-12;
+
+struct QhullRun {
+  qhT qh;
+  FILE* err = nullptr;
+  bool ok = false;
+  QhullRun(int dim, std::vector<double>& coords, const char* flags) {
+    err = std::fopen("/dev/null", "w");
+    qh_zero(&qh, err);
+    const int n = static_cast<int>(coords.size()) / dim;
+    ok = qh_new_qhull(&qh, dim, n, coords.data(), False, const_cast<char*>(flags), nullptr, err) == 0;
+  }
+  ~QhullRun() {
+    int curlong = 0, totlong = 0;
+    qh_freeqhull(&qh, !qh_ALL);
+    qh_memfreeshort(&qh, &curlong, &totlong);
+    if (err) std::fclose(err);
+  }
+  QhullRun(const QhullRun&) = delete;
+  QhullRun& operator=(const QhullRun&) = delete;
+};
+
+/// Builds vertex list and CSR adjacency from (input index) edges.
+void finish_graph(Hull<double>& h, const std::vector<V3>& pts, const std::vector<int>& used,
+                  std::vector<std::pair<int, int>> edges) {
+  std::vector<int> remap(pts.size(), -1);
+  for (int id : used) {
+    if (remap[id] < 0) {
+      remap[id] = static_cast<int>(h.vertices.size());
+      h.vertices.push_back(pts[id]);
+    }
+  }
+  for (auto& e : edges) {
+    e = {remap[e.first], remap[e.second]};
+    if (e.first > e.second) std::swap(e.first, e.second);
+  }
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  const int n = static_cast<int>(h.vertices.size());
+  std::vector<int> degree(n, 0);
+  for (auto& [a, b] : edges) {
+    if (a == b) continue;
+    ++degree[a];
+    ++degree[b];
+  }
+  h.neighbor_offset.assign(n + 1, 0);
+  for (int i = 0; i < n; ++i) h.neighbor_offset[i + 1] = h.neighbor_offset[i] + degree[i];
+  h.neighbors.assign(h.neighbor_offset[n], 0);
+  std::vector<int> fill(h.neighbor_offset.begin(), h.neighbor_offset.end() - 1);
+  for (auto& [a, b] : edges) {
+    if (a == b) continue;
+    h.neighbors[fill[a]++] = b;
+    h.neighbors[fill[b]++] = a;
+  }
+}
+
+bool build_3d(const std::vector<V3>& pts, Hull<double>& h) {
+  std::vector<double> coords;
+  coords.reserve(pts.size() * 3);
+  for (const auto& p : pts) coords.insert(coords.end(), {p.x(), p.y(), p.z()});
+  QhullRun run(3, coords, "qhull Qt");
+  if (!run.ok) return false;
+  qhT* qh = &run.qh;
+  std::vector<int> used;
+  std::vector<std::pair<int, int>> edges;
+  facetT* facet;
+  vertexT *vertex, **vertexp;
+  FORALLfacets {
+    int ids[3];
+    int k = 0;
+    FOREACHvertex_(facet->vertices) {
+      if (k < 3) ids[k] = qh_pointid(qh, vertex->point);
+      ++k;
+    }
+    if (k != 3) return false;  // "Qt" output is triangles
+    for (int i = 0; i < 3; ++i) {
+      used.push_back(ids[i]);
+      edges.emplace_back(ids[i], ids[(i + 1) % 3]);
+    }
+    // qhull's facet: normal·x + offset ≤ 0 inside. Merge the triangles of one face.
+    Plane<double> pl{V3(facet->normal[0], facet->normal[1], facet->normal[2]), -facet->offset};
+    bool dup = false;
+    for (const auto& f : h.faces) {
+      if ((f.normal - pl.normal).squaredNorm() < 1e-20 && std::abs(f.offset - pl.offset) < 1e-12 * (1 + std::abs(pl.offset))) {
+        dup = true;
+        break;
+      }
+    }
+    if (!dup) h.faces.push_back(pl);
+  }
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  finish_graph(h, pts, used, std::move(edges));
+  h.dimension = 3;
+  return true;
+}
+
+bool build_2d(const std::vector<V3>& pts, const V3& origin, const V3& u, const V3& w, Hull<double>& h) {
+  std::vector<double> coords;
+  coords.reserve(pts.size() * 2);
+  for (const auto& p : pts) coords.insert(coords.end(), {(p - origin).dot(u), (p - origin).dot(w)});
+  QhullRun run(2, coords, "qhull");
+  if (!run.ok) return false;
+  qhT* qh = &run.qh;
+  std::vector<int> used;
+  std::vector<std::pair<int, int>> edges;
+  facetT* facet;
+  vertexT *vertex, **vertexp;
+  FORALLfacets {
+    int ids[2];
+    int k = 0;
+    FOREACHvertex_(facet->vertices) {
+      if (k < 2) ids[k] = qh_pointid(qh, vertex->point);
+      ++k;
+    }
+    if (k != 2) return false;
+    used.push_back(ids[0]);
+    used.push_back(ids[1]);
+    edges.emplace_back(ids[0], ids[1]);
+  }
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  finish_graph(h, pts, used, std::move(edges));
+  h.dimension = 2;
+  return true;
+}
+
+/// Index of the point farthest from `from` (projected off `axis` when given).
+int farthest(const std::vector<V3>& pts, const V3& from, const V3* axis, double& dist2) {
+  int best = 0;
+  dist2 = -1;
+  for (int i = 0; i < static_cast<int>(pts.size()); ++i) {
+    V3 d = pts[i] - from;
+    if (axis) d -= axis->dot(d) * *axis;
+    const double d2 = d.squaredNorm();
+    if (d2 > dist2) {
+      dist2 = d2;
+      best = i;
+    }
+  }
+  return best;
+}
+
+HullBuild<double> build_double(const std::vector<V3>& pts) {
+  HullBuild<double> out;
+  if (pts.empty()) {
+    out.error = "points: empty";
+    return out;
+  }
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    if (!pts[i].allFinite() || pts[i].cwiseAbs().maxCoeff() > Tolerances<double>::max_magnitude) {
+      out.error = "points." + std::to_string(i) + ": non-finite or out of range";
+      return out;
+    }
+  }
+  Hull<double>& h = out.hull;
+  double d2 = 0;
+  const int i0 = farthest(pts, pts[0], nullptr, d2);
+  const int i1 = farthest(pts, pts[i0], nullptr, d2);
+  const double extent = std::sqrt(d2);
+  auto single = [&](std::vector<int> ids) {
+    std::vector<std::pair<int, int>> edges;
+    if (ids.size() == 2) edges.emplace_back(ids[0], ids[1]);
+    finish_graph(h, pts, ids, std::move(edges));
+    h.dimension = static_cast<int>(ids.size()) - 1;
+  };
+  if (extent == 0.0) {
+    single({0});
+  } else {
+    const V3 u = (pts[i1] - pts[i0]) / extent;
+    double off2 = 0;
+    const int i2 = farthest(pts, pts[i0], &u, off2);
+    if (std::sqrt(off2) <= kFlatness * extent) {
+      single({i0, i1});  // collinear: the two extreme points along u
+    } else {
+      V3 w = (pts[i2] - pts[i0]);
+      w -= u.dot(w) * u;
+      w.normalize();
+      const V3 n = u.cross(w);
+      double thick = 0;
+      for (const auto& p : pts) thick = std::max(thick, std::abs(n.dot(p - pts[i0])));
+      bool done = false;
+      if (thick > kFlatness * extent) done = build_3d(pts, h);
+      if (!done) {
+        h = Hull<double>{};
+        done = build_2d(pts, pts[i0], u, w, h);
+      }
+      if (!done) {
+        h = Hull<double>{};
+        single({i0, i1});
+      }
+    }
+  }
+  out.status = Status::hit;
+  return out;
+}
+
+}  // namespace
+
+template <class S>
+HullBuild<S> Hull<S>::build(std::span<const Vec3<S>> points) {
+  std::vector<V3> pts;
+  pts.reserve(points.size());
+  for (const auto& p : points) pts.push_back(p.template cast<double>());
+  HullBuild<double> hd = build_double(pts);
+  if constexpr (std::is_same_v<S, double>) {
+    return hd;
+  } else {
+    HullBuild<S> out;
+    out.status = hd.status;
+    out.error = std::move(hd.error);
+    for (const auto& v : hd.hull.vertices) out.hull.vertices.push_back(v.template cast<S>());
+    out.hull.neighbor_offset = std::move(hd.hull.neighbor_offset);
+    out.hull.neighbors = std::move(hd.hull.neighbors);
+    for (const auto& f : hd.hull.faces) out.hull.faces.push_back({f.normal.template cast<S>(), static_cast<S>(f.offset)});
+    out.hull.dimension = hd.hull.dimension;
+    return out;
+  }
+}
+
+template struct Hull<float>;
+template struct Hull<double>;
+
+}  // namespace impact
