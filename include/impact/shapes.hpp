@@ -161,22 +161,30 @@ struct Hull {
   /// Support point, warm-started at vertex `hint`, which is updated to the vertex returned:
   /// a query that asks for nearby directions in turn walks only a few edges.
   [[nodiscard]] Vec3<S> support(const Vec3<S>& d, int& hint) const {
+    return vertices.size() <= flat_scan_max ? support_scan(d, hint) : support_climb(d, hint);
+  }
+
+  /// Support by scanning every vertex (ties: lowest index). Sets `hint` to the vertex.
+  [[nodiscard]] Vec3<S> support_scan(const Vec3<S>& d, int& hint) const {
     const int n = static_cast<int>(vertices.size());
-    if (static_cast<std::size_t>(n) <= flat_scan_max) {
-      int best = 0;
-      S best_dot = d.dot(vertices[0]);
-      for (int i = 1; i < n; ++i) {
-        const S v = d.dot(vertices[i]);
-        if (v > best_dot) {
-          best_dot = v;
-          best = i;
-        }
+    int best = 0;
+    S best_dot = d.dot(vertices[0]);
+    for (int i = 1; i < n; ++i) {
+      const S v = d.dot(vertices[i]);
+      if (v > best_dot) {
+        best_dot = v;
+        best = i;
       }
-      hint = best;
-      return vertices[best];
     }
-    // Steepest ascent over the hull's edge graph. A linear function has no local maximum on a
-    // convex polytope's edge graph other than the global one, so this ends at a support vertex.
+    hint = best;
+    return vertices[best];
+  }
+
+  /// Support by steepest ascent over the hull's edge graph from vertex `hint`. A linear function
+  /// has no local maximum on a convex polytope's edge graph other than the global one, so this
+  /// ends at a support vertex. Sets `hint` to the vertex.
+  [[nodiscard]] Vec3<S> support_climb(const Vec3<S>& d, int& hint) const {
+    const int n = static_cast<int>(vertices.size());
     int cur = (hint >= 0 && hint < n) ? hint : 0;
     S cur_dot = d.dot(vertices[cur]);
     for (;;) {
