@@ -61,6 +61,17 @@ void finish_graph(Hull<double>& h, const std::vector<V3>& pts, const std::vector
   std::sort(edges.begin(), edges.end());
   edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
   const int n = static_cast<int>(h.vertices.size());
+  // Seeds: the extreme vertex along each of the 26 directions (±1, 0)³ \ 0, deduplicated.
+  for (int dx = -1; dx <= 1; ++dx)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dz = -1; dz <= 1; ++dz) {
+        if (dx == 0 && dy == 0 && dz == 0) continue;
+        const V3 d(dx, dy, dz);
+        int best = 0;
+        for (int i = 1; i < n; ++i)
+          if (d.dot(h.vertices[i]) > d.dot(h.vertices[best])) best = i;
+        if (std::find(h.seeds.begin(), h.seeds.end(), best) == h.seeds.end()) h.seeds.push_back(best);
+      }
   std::vector<int> degree(n, 0);
   for (auto& [a, b] : edges) {
     if (a == b) continue;
@@ -236,6 +247,7 @@ HullBuild<S> Hull<S>::build(std::span<const Vec3<S>> points) {
     for (const auto& v : hd.hull.vertices) out.hull.vertices.push_back(v.template cast<S>());
     out.hull.neighbor_offset = std::move(hd.hull.neighbor_offset);
     out.hull.neighbors = std::move(hd.hull.neighbors);
+    out.hull.seeds = std::move(hd.hull.seeds);
     for (const auto& f : hd.hull.faces) out.hull.faces.push_back({f.normal.template cast<S>(), static_cast<S>(f.offset)});
     out.hull.dimension = hd.hull.dimension;
     return out;

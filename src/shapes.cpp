@@ -162,6 +162,7 @@ Shape<T> convert_shape(const Shape<S>& s) {
           for (const auto& p : x.vertices) h.vertices.push_back(v(p));
           h.neighbor_offset = x.neighbor_offset;
           h.neighbors = x.neighbors;
+          h.seeds = x.seeds;
           for (const auto& f : x.faces) h.faces.push_back({v(f.normal), T(f.offset)});
           h.dimension = x.dimension;
           return h;

@@ -42,8 +42,8 @@ struct GjkCache {
   Vec3<S> local_a[4];                     ///< Support points on A's core, A's local frame.
   Vec3<S> local_b[4];                     ///< Support points on B's core, B's local frame.
   Vec3<S> axis{S(0), S(0), S(0)};         ///< Last v = closest point of A − B, A's local frame.
-  int hint_a = 0;                         ///< Warm-start vertex for a hull A.
-  int hint_b = 0;                         ///< Warm-start vertex for a hull B.
+  int hint_a = -1;                        ///< Warm-start vertex for a hull A (−1: none).
+  int hint_b = -1;                        ///< Warm-start vertex for a hull B (−1: none).
 };
 
 /// Result of a distance query.
@@ -99,8 +99,8 @@ template <bool Boolean, class S, class A, class B>
 GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radius_b, const Transform<S>& b_in_a,
                                      const GjkOptions<S>& opt, GjkCache<S>* cache) {
   const Mat3<S> rt = b_in_a.rotation.transpose();
-  int hint_a = cache ? cache->hint_a : 0;
-  int hint_b = cache ? cache->hint_b : 0;
+  int hint_a = cache ? cache->hint_a : -1;
+  int hint_b = cache ? cache->hint_b : -1;
   const S radii = radius_a + radius_b;
 
   // Support of the core CSO A − B in direction d, in A's frame.
@@ -126,7 +126,7 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
     }
     simplex.bits &= ~simplex.last_bit;
     have_v = simplex.closest(v);
-    if (!have_v) simplex = Johnson<S>{};
+    if (!have_v) simplex.reset();
   }
   if (!have_v) {
     // Any point of the CSO will do; the support point toward A's origin from B's is a good one.

@@ -142,6 +142,7 @@ struct Hull {
   std::vector<int> neighbor_offset;  ///< Neighbours of vertex i: neighbors[offset[i] .. offset[i+1]).
   std::vector<int> neighbors;        ///< Concatenated adjacency lists (hull edges).
   std::vector<Plane<S>> faces;       ///< Face planes; empty for a hull of dimension < 3.
+  std::vector<int> seeds;            ///< Extreme vertices along 26 fixed directions: climb starts.
   int dimension = 0;                 ///< 0 point, 1 segment, 2 polygon, 3 polyhedron.
 
   /// Hulls with at most this many vertices are scanned whole; larger ones hill-climb over the
@@ -152,14 +153,14 @@ struct Hull {
   /// Fails with `invalid_input` for an empty or non-finite cloud.
   [[nodiscard]] static HullBuild<S> build(std::span<const Vec3<S>> points);
 
-  /// Support point; starts from vertex 0.
+  /// Support point (cold start).
   [[nodiscard]] Vec3<S> support(const Vec3<S>& d) const {
-    int hint = 0;
+    int hint = -1;
     return support(d, hint);
   }
 
-  /// Support point, warm-started at vertex `hint`, which is updated to the vertex returned:
-  /// a query that asks for nearby directions in turn walks only a few edges.
+  /// Support point, warm-started at vertex `hint` (−1: cold), which is updated to the vertex
+  /// returned: a query that asks for nearby directions in turn walks only a few edges.
   [[nodiscard]] Vec3<S> support(const Vec3<S>& d, int& hint) const {
     return vertices.size() <= flat_scan_max ? support_scan(d, hint) : support_climb(d, hint);
   }
@@ -180,13 +181,27 @@ struct Hull {
     return vertices[best];
   }
 
-  /// Support by steepest ascent over the hull's edge graph from vertex `hint`. A linear function
-  /// has no local maximum on a convex polytope's edge graph other than the global one, so this
-  /// ends at a support vertex. Sets `hint` to the vertex.
+  /// Support by steepest ascent over the hull's edge graph, from vertex `hint`, or, for a cold
+  /// start (hint < 0), from the best seed vertex (extreme along 26 fixed directions, so a few
+  /// edges from any answer). A linear function has no local maximum on a convex polytope's edge
+  /// graph other than the global one, so this ends at a support vertex. Sets `hint` to it.
   [[nodiscard]] Vec3<S> support_climb(const Vec3<S>& d, int& hint) const {
     const int n = static_cast<int>(vertices.size());
-    int cur = (hint >= 0 && hint < n) ? hint : 0;
-    S cur_dot = d.dot(vertices[cur]);
+    int cur = 0;
+    S cur_dot;
+    if (hint >= 0 && hint < n) {
+      cur = hint;
+      cur_dot = d.dot(vertices[cur]);
+    } else {
+      cur_dot = d.dot(vertices[0]);
+      for (int k : seeds) {
+        const S v = d.dot(vertices[k]);
+        if (v > cur_dot) {
+          cur_dot = v;
+          cur = k;
+        }
+      }
+    }
     for (;;) {
       int next = cur;
       S next_dot = cur_dot;

@@ -48,11 +48,45 @@ void peel(const Shape<S>& s, Core<S>& c) {
 template <class T, class S>
 inline constexpr bool kPeeled = std::is_same_v<T, Sphere<S>> || std::is_same_v<T, Capsule<S>>;
 
+/// Fast check of a shape's sizes (finite, ≥ 0, in range); `validate` explains a failure.
+template <class S>
+bool size_ok(S x) {
+  return x >= S(0) && x <= Tolerances<S>::max_magnitude;  // false for NaN too
+}
+template <class S>
+bool point_ok(const Vec3<S>& p) {
+  return p.cwiseAbs().maxCoeff() <= Tolerances<S>::max_magnitude;  // false for NaN too
+}
+template <class S>
+bool shape_ok(const Shape<S>& s) {
+  return std::visit(
+      [](const auto& x) -> bool {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, Point<S>>) return true;
+        else if constexpr (std::is_same_v<T, Sphere<S>>) return size_ok(x.radius);
+        else if constexpr (std::is_same_v<T, Box<S>>) return size_ok(x.half_extents.minCoeff()) && point_ok(x.half_extents);
+        else if constexpr (std::is_same_v<T, Capsule<S>> || std::is_same_v<T, Cylinder<S>> || std::is_same_v<T, Cone<S>>)
+          return size_ok(x.radius) && size_ok(x.half_height);
+        else if constexpr (std::is_same_v<T, Segment<S>>) return point_ok(x.a) && point_ok(x.b);
+        else if constexpr (std::is_same_v<T, Triangle<S>>) return point_ok(x.a) && point_ok(x.b) && point_ok(x.c);
+        else if constexpr (std::is_same_v<T, Hull<S>>) return !x.vertices.empty() && x.neighbor_offset.size() == x.vertices.size() + 1;
+        else if constexpr (std::is_same_v<T, MinkowskiShape<S>>) return x.a && x.b && shape_ok(*x.a) && shape_ok(*x.b);
+        else return x.shape && shape_ok(*x.shape) && point_ok(x.pose.position) &&
+                    std::abs(x.pose.rotation.norm() - S(1)) <= Tolerances<S>::unit_quaternion;
+      },
+      s.variant());
+}
+template <class S>
+bool pose_ok(const Pose<S>& p) {
+  return point_ok(p.position) && std::abs(p.rotation.norm() - S(1)) <= Tolerances<S>::unit_quaternion;
+}
+
 /// Validates two shapes and poses; empty when all are valid, else "a.radius: negative".
 template <class S>
 std::string validate_pair(const Shape<S>& a, const Pose<S>& pa, const Shape<S>& b, const Pose<S>& pb,
                           const char* na = "a", const char* npa = "pose_a", const char* nb = "b",
                           const char* npb = "pose_b") {
+  if (shape_ok(a) && shape_ok(b) && pose_ok(pa) && pose_ok(pb)) return {};
   if (auto e = validate(a); !e.empty()) return std::string(na) + "." + e;
   if (auto e = validate(pa); !e.empty()) return std::string(npa) + "." + e;
   if (auto e = validate(b); !e.empty()) return std::string(nb) + "." + e;

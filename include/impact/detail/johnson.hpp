@@ -21,13 +21,16 @@ struct Johnson {
   Vec3<S> y[4];   ///< CSO vertices y_i = a_i − b_i (working frame).
   Vec3<S> a[4];   ///< Support points on A's core for each vertex (working frame).
   Vec3<S> b[4];   ///< Support points on B's core for each vertex (working frame).
-  S lambda[4] = {};  ///< Barycentric coordinates of v over the current subset.
-  S dp[4][4] = {};   ///< Cached y_i·y_j.
-  S det[16][4] = {}; ///< Cached Δ_i^X, X a bit mask.
+  S lambda[4];     ///< Barycentric coordinates of v over the current subset.
+  S dp[4][4];      ///< Cached y_i·y_j (entries of slots in use only).
+  S det[16][4];    ///< Cached Δ_i^X, X a bit mask (entries of subsets formed so far only).
   unsigned bits = 0;      ///< Current simplex W (bit mask of slots in use).
   unsigned last = 0;      ///< Slot of the newest vertex.
   unsigned last_bit = 0;  ///< 1 << last.
   unsigned all_bits = 0;  ///< bits | last_bit: Y = W ∪ {w}.
+
+  /// Empties the simplex (the tables need no clearing: entries are written before being read).
+  void reset() { bits = last = last_bit = all_bits = 0; }
 
   [[nodiscard]] int count() const { return __builtin_popcount(bits); }
   [[nodiscard]] bool full() const { return bits == 15u; }
