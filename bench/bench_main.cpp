@@ -190,10 +190,12 @@ struct Agreement {
   int agree = 0, total = 0;
   double max_diff = 0;        // max |Δdistance| where both report separated
   double max_disagree = 0;    // largest gap (either side's distance) among disagreements
+  int sides_with_intersect = 0;  // disagreements where impact's own intersect agrees with the peer
   std::vector<bool> differs;  // per case
 };
 
-void compare(Agreement& g, const std::vector<PeerAnswer>& ref, const std::vector<PeerAnswer>& peer, bool distances) {
+void compare(Agreement& g, const std::vector<PeerAnswer>& ref, const std::vector<PeerAnswer>& peer, bool distances,
+             const std::vector<PeerAnswer>* other_ref) {
   g.total = static_cast<int>(ref.size());
   g.differs.assign(ref.size(), false);
   for (std::size_t i = 0; i < ref.size(); ++i) {
@@ -203,6 +205,7 @@ void compare(Agreement& g, const std::vector<PeerAnswer>& ref, const std::vector
         g.max_diff = std::max(g.max_diff, std::abs(ref[i].distance - peer[i].distance));
     } else {
       g.differs[i] = true;
+      if (other_ref && (*other_ref)[i].intersecting == peer[i].intersecting) ++g.sides_with_intersect;
       const double gap = ref[i].intersecting ? peer[i].distance : ref[i].distance;
       g.max_disagree = std::max(g.max_disagree, gap);
     }
@@ -268,7 +271,7 @@ void cross_check(const std::vector<std::unique_ptr<PairData>>& pairs, std::ostre
       Agreement g;
       g.query = q;
       g.library = std::move(lib);
-      compare(g, ref, peer, dist);
+      compare(g, ref, peer, dist, std::string(q) == "distance" ? &ref_i : nullptr);
       rows.push_back(std::move(g));
     };
     add("distance", "impact/intersect", ref_d, ref_i, false);
@@ -292,6 +295,10 @@ void cross_check(const std::vector<std::unique_ptr<PairData>>& pairs, std::ostre
       if (g.agree < g.total) {
         std::snprintf(line, sizeof line, "  disagree gap %.2e", g.max_disagree);
         os << line;
+        if (g.query == "distance") {
+          std::snprintf(line, sizeof line, " (impact's intersect sides with it on %d)", g.sides_with_intersect);
+          os << line;
+        }
       }
       os << "\n";
     }
