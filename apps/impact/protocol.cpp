@@ -6,6 +6,7 @@
 // throwing `Bad`, caught in `answer_line`; the library itself never throws.
 #include "protocol.hpp"
 
+#include <impact/cast.hpp>
 #include <impact/query.hpp>
 
 #include <nlohmann/json.hpp>
@@ -248,6 +249,48 @@ void answer_distance(const Shape<double>& a, const Pose<double>& pa, const Shape
   out["iterations"] = r.iterations;
 }
 
+template <class S>
+Shape<S> as(const Shape<double>& s) {
+  if constexpr (std::is_same_v<S, double>) return s;
+  else return convert_shape<S>(s);
+}
+
+template <class S>
+void answer_ray(const Shape<double>& shape, const Pose<double>& pose, const Ray<double>& ray, double max_lambda,
+                ojson& out) {
+  RayCastOptions<S> opt;
+  opt.max_lambda = static_cast<S>(max_lambda);
+  const Ray<S> r{ray.origin.cast<S>(), ray.direction.cast<S>()};
+  const RayHit<S> h = ray_cast<S>(as<S>(shape), pose.cast<S>(), r, opt);
+  if (h.status == Status::invalid_input) throw Bad{h.error};
+  out["status"] = std::string(to_string(h.status));
+  out["lambda"] = static_cast<double>(h.lambda);
+  if (h.status == Status::hit || h.status == Status::initially_overlapping || h.status == Status::max_iterations)
+    put_vec(out, "point", h.point);
+  if (h.status == Status::hit) put_vec(out, "normal", h.normal);
+  out["iterations"] = h.iterations;
+}
+
+template <class S>
+void answer_cast(const Shape<double>& a, const Pose<double>& pa, const Vec3<double>& va, const Shape<double>& b,
+                 const Pose<double>& pb, const Vec3<double>& vb, CastMethod method, double target, double tolerance,
+                 ojson& out) {
+  ShapeCastOptions<S> opt;
+  opt.method = method;
+  opt.target_distance = static_cast<S>(target);
+  opt.tolerance = std::max(static_cast<S>(tolerance), Tolerances<S>::cast_tolerance * S(1e-2));
+  const CastHit<S> h = shape_cast<S>(as<S>(a), pa.cast<S>(), va.cast<S>(), as<S>(b), pb.cast<S>(), vb.cast<S>(), opt);
+  if (h.status == Status::invalid_input) throw Bad{h.error};
+  out["status"] = std::string(to_string(h.status));
+  out["toi"] = static_cast<double>(h.toi);
+  if (h.status == Status::hit) {
+    put_vec(out, "point_a", h.point_a);
+    put_vec(out, "point_b", h.point_b);
+    put_vec(out, "normal", h.normal);
+  }
+  out["iterations"] = h.iterations;
+}
+
 bool float_precision(Fields& f) {
   const json* p = f.optional("precision");
   if (!p) return false;
@@ -257,12 +300,13 @@ bool float_precision(Fields& f) {
   throw Bad{"precision: unknown precision '" + s + "' (expected \"double\" or \"float\")"};
 }
 
-void method_in(Fields& f, std::initializer_list<std::string_view> allowed) {
+/// The query's method (default: the first allowed one); unknown names are errors.
+std::string method_in(Fields& f, std::initializer_list<std::string_view> allowed) {
   const json* m = f.optional("method");
-  if (!m) return;
+  if (!m) return std::string(*allowed.begin());
   const std::string s = text(*m, "method");
   for (auto a : allowed)
-    if (s == a) return;
+    if (s == a) return s;
   std::string list;
   for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
   throw Bad{"method: unknown method '" + s + "' (expected one of " + list + ")"};
@@ -286,25 +330,34 @@ void answer_query(const json& j, ojson& out) {
     if (use_float) answer_distance<float>(a, pa, b, pb, out);
     else answer_distance<double>(a, pa, b, pb, out);
   } else if (q == "ray_cast") {
-    parse_shape(f.required("shape"), "shape");
-    pose_or_identity(f, "pose");
-    vec(f.required("origin"), "origin");
-    vec(f.required("direction"), "direction");
-    if (const json* l = f.optional("max_lambda")) size(*l, "max_lambda");
+    const Shape<double> shape = parse_shape(f.required("shape"), "shape");
+    const Pose<double> pose = pose_or_identity(f, "pose");
+    Ray<double> ray{vec(f.required("origin"), "origin"), vec(f.required("direction"), "direction")};
+    double max_lambda = 1;
+    if (const json* l = f.optional("max_lambda")) max_lambda = size(*l, "max_lambda");
     f.finish();
-    not_implemented(q);
+    if (use_float) answer_ray<float>(shape, pose, ray, max_lambda, out);
+    else answer_ray<double>(shape, pose, ray, max_lambda, out);
   } else if (q == "shape_cast") {
-    parse_shape(f.required("a"), "a");
-    pose_or_identity(f, "pose_a");
-    vec(f.required("velocity_a"), "velocity_a");
-    parse_shape(f.required("b"), "b");
-    pose_or_identity(f, "pose_b");
-    vec(f.required("velocity_b"), "velocity_b");
-    method_in(f, {"gjk_raycast", "conservative_advancement", "mpr"});
-    if (const json* v = f.optional("target_distance")) size(*v, "target_distance");
-    if (const json* v = f.optional("tolerance"); v && !(size(*v, "tolerance") > 0)) throw Bad{"tolerance: must be positive"};
+    const Shape<double> a = parse_shape(f.required("a"), "a");
+    const Pose<double> pa = pose_or_identity(f, "pose_a");
+    const Vec3<double> va = vec(f.required("velocity_a"), "velocity_a");
+    const Shape<double> b = parse_shape(f.required("b"), "b");
+    const Pose<double> pb = pose_or_identity(f, "pose_b");
+    const Vec3<double> vb = vec(f.required("velocity_b"), "velocity_b");
+    const std::string method = method_in(f, {"gjk_raycast", "conservative_advancement", "mpr"});
+    double target = 0, tolerance = 1e-6;
+    if (const json* v = f.optional("target_distance")) target = size(*v, "target_distance");
+    if (const json* v = f.optional("tolerance")) {
+      tolerance = size(*v, "tolerance");
+      if (!(tolerance > 0)) throw Bad{"tolerance: must be positive"};
+    }
     f.finish();
-    not_implemented(q);
+    const CastMethod m = method == "conservative_advancement" ? CastMethod::conservative_advancement
+                         : method == "mpr"                    ? CastMethod::mpr
+                                                              : CastMethod::gjk_raycast;
+    if (use_float) answer_cast<float>(a, pa, va, b, pb, vb, m, target, tolerance, out);
+    else answer_cast<double>(a, pa, va, b, pb, vb, m, target, tolerance, out);
   } else if (q == "time_of_impact") {
     parse_shape(f.required("a"), "a");
     parse_motion(f.required("motion_a"), "motion_a");

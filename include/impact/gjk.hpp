@@ -92,6 +92,7 @@ struct GjkOutput {
   Status status;
   Vec3<S> v;       // closest point of the core CSO to the origin (A's frame)
   Vec3<S> pa, pb;  // witness points on the cores (A's frame)
+  S lower;         // proven lower bound of the core distance: max over iterations of v·w/‖v‖
   int iterations;
 };
 
@@ -141,6 +142,7 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
   Status status = Status::max_iterations;
   int it = 0;
   S vv = v.squaredNorm();
+  S lower = 0;
   while (it < opt.max_iterations) {
     if (vv <= Tolerances<S>::gjk_tiny_squared * simplex.max_vertex_norm2()) {
       status = Status::intersecting;  // the origin is in the CSO up to rounding
@@ -156,6 +158,7 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
     Vec3<S> pa, pb;
     const Vec3<S> w = support(-v, pa, pb);
     const S vw = v.dot(w);
+    if (vw > S(0)) lower = std::max(lower, vw / std::sqrt(vv));
     if constexpr (Boolean) {
       // Separating-axis early out: v·w/||v|| is a lower bound of the core distance.
       if (vw > S(0) && vw * vw > radii * radii * vv) {
@@ -194,6 +197,7 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
   GjkOutput<Boolean, S, A, B> out;
   out.v = v;
   out.iterations = it;
+  out.lower = status == Status::intersecting ? S(0) : lower;
   simplex.witnesses(out.pa, out.pb);
   if (status == Status::separated || status == Status::max_iterations) {
     if constexpr (!Boolean) {

@@ -29,6 +29,21 @@ struct Tolerances {
   /// −log(gjk_relative); reaching the cap reports `Status::max_iterations`.
   static constexpr int gjk_max_iterations = 128;
 
+  /// GJK ray cast relative termination (van den Bergen 2004, §4): stop when
+  /// (‖v‖ − R)² ≤ tol·max‖x − p‖² over the simplex, i.e. x is within √tol of the simplex's size
+  /// from the (grown) shape. Dimensionless, on squared lengths; an order of magnitude above
+  /// machine epsilon, as the paper prescribes: below epsilon the rounding error of ‖v‖² exceeds
+  /// the bound and the loop never ends; larger values stop further from the surface (earlier).
+  static constexpr S ray_cast_relative = S(10) * epsilon;
+
+  /// Iteration cap of the ray cast and the casts built on it; reaching it reports
+  /// Status::max_iterations with λ a valid lower bound.
+  static constexpr int ray_cast_max_iterations = 128;
+
+  /// Default `tolerance` of shape casts (length): the distance at the reported time of impact is
+  /// within this of the target distance.
+  static constexpr S cast_tolerance = sizeof(S) == 4 ? S(1e-4) : S(1e-6);
+
   /// Largest accepted |coordinate| or size (length). Beyond it, squared lengths overflow float.
   static constexpr S max_magnitude = S(1e12);
 

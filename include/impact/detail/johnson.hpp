@@ -28,6 +28,11 @@ struct Johnson {
   unsigned last = 0;      ///< Slot of the newest vertex.
   unsigned last_bit = 0;  ///< 1 << last.
   unsigned all_bits = 0;  ///< bits | last_bit: Y = W ∪ {w}.
+  S scale2 = 0;           ///< Largest ‖y_i‖² over Y (set by closest()).
+
+  /// Relative size below which a subset counts as affinely dependent (dimensionless, per power of
+  /// ‖y‖²): 16 epsilon, a few roundings of the dot products the determinants are built from.
+  static constexpr S kDegenerate = S(16) * std::numeric_limits<S>::epsilon();
 
   /// Empties the simplex (the tables need no clearing: entries are written before being read).
   void reset() { bits = last = last_bit = all_bits = 0; }
@@ -69,36 +74,32 @@ struct Johnson {
     compute_determinants();
   }
 
-  /// Recomputes every cached dot product and determinant of W ∪ {newest}, for when the vertices
-  /// moved together (the ray cast translates the CSO): y_i − y_j stay, dot products do not.
-  void recompute_all() {
-    for (unsigned i = 0; i < 4; ++i)
-      for (unsigned j = 0; j <= i; ++j)
-        if ((all_bits & (1u << i)) && (all_bits & (1u << j))) dp[i][j] = dp[j][i] = y[i].dot(y[j]);
-    const unsigned keep_bits = bits, keep_last = last;
-    // Rebuild the determinant table by adding the vertices back one at a time.
-    unsigned order[4];
-    int n = 0;
-    for (unsigned i = 0; i < 4; ++i)
-      if ((all_bits & (1u << i)) && i != keep_last) order[n++] = i;
-    order[n++] = keep_last;
+  /// Moves every vertex of W by `shift` (the ray cast moves x, so all y_i = x − p_i move
+  /// together). The support points and the edge vectors y_i − y_j are unchanged; the dot products
+  /// y_i·y_j and with them the determinants are recomputed, vertex by vertex.
+  void translate(const Vec3<S>& shift) {
+    const unsigned w = bits;
     bits = 0;
-    for (int k = 0; k < n; ++k) {
-      last = order[k];
-      last_bit = 1u << last;
+    for (unsigned i = 0; i < 4; ++i) {
+      if (!(w & (1u << i))) continue;
+      y[i] += shift;
+      last = i;
+      last_bit = 1u << i;
       all_bits = bits | last_bit;
+      for (unsigned j = 0; j < 4; ++j)
+        if (bits & (1u << j)) dp[i][j] = dp[j][i] = y[i].dot(y[j]);
+      dp[i][i] = y[i].dot(y[i]);
       compute_determinants();
       bits |= last_bit;
     }
-    bits = keep_bits;
-    last = keep_last;
-    last_bit = 1u << last;
-    all_bits = bits | last_bit;
   }
 
   /// Finds v = v(conv Y) and reduces W to its minimal subset. Returns false when rounding left no
   /// subset passing Johnson's tests; W and v are then the best proper subset found (backup).
   bool closest(Vec3<S>& v) {
+    scale2 = 0;
+    for (unsigned i = 0; i < 4; ++i)
+      if (all_bits & (1u << i)) scale2 = std::max(scale2, dp[i][i]);
     for (unsigned s = bits; s; --s) {
       if ((s & bits) != s) continue;
       const unsigned x = s | last_bit;
@@ -173,7 +174,27 @@ struct Johnson {
     }
   }
 
+  /// Rejects subsets whose vertices are affinely dependent up to rounding. Δ^X = Σ Δ_i^X is the
+  /// Gram determinant of X's edges: ‖e‖² for a pair, (2·area)² for a triangle, (6·volume)² for a
+  /// tetrahedron. Its rounding error is that of the dot products it is built from, about
+  /// ε·max‖y‖² times the (‖e‖²)^(|X|−2) of the other factors, so it is compared with that.
+  [[nodiscard]] bool degenerate(unsigned s) const {
+    const int n = __builtin_popcount(s);
+    if (n < 2) return false;
+    S sum = 0, edge2 = 0;
+    for (unsigned i = 0; i < 4; ++i) {
+      if (!(s & (1u << i))) continue;
+      sum += det[s][i];
+      for (unsigned j = 0; j < i; ++j)
+        if (s & (1u << j)) edge2 = std::max(edge2, dp[i][i] + dp[j][j] - 2 * dp[i][j]);
+    }
+    S ref = kDegenerate * scale2;
+    for (int k = 2; k < n; ++k) ref *= edge2;
+    return !(sum > ref);
+  }
+
   [[nodiscard]] bool valid(unsigned s) const {
+    if (degenerate(s)) return false;
     for (unsigned i = 0; i < 4; ++i) {
       const unsigned bit = 1u << i;
       if (!(all_bits & bit)) continue;
@@ -187,6 +208,7 @@ struct Johnson {
   }
 
   [[nodiscard]] bool proper(unsigned s) const {
+    if (degenerate(s)) return false;
     for (unsigned i = 0; i < 4; ++i)
       if ((s & (1u << i)) && det[s][i] <= S(0)) return false;
     return true;

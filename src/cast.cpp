@@ -1,0 +1,209 @@
+// impact — cast.cpp: ray_cast and shape_cast on Shape variants (dispatch once, then templates).
+#include <impact/cast.hpp>
+
+#include <impact/detail/ray_cast_core.hpp>
+
+#include "detail/dispatch.hpp"
+
+namespace impact {
+namespace {
+
+template <class S>
+std::string check_vector(const Vec3<S>& v, const char* field) {
+  for (int i = 0; i < 3; ++i) {
+    if (!std::isfinite(v[i])) return std::string(field) + "." + std::to_string(i) + ": not finite";
+    if (std::abs(v[i]) > Tolerances<S>::max_magnitude) return std::string(field) + "." + std::to_string(i) + ": out of range";
+  }
+  return {};
+}
+
+template <class S>
+std::string check_scalar(S x, const char* field, bool positive) {
+  if (!std::isfinite(x)) return std::string(field) + ": not finite";
+  if (x < S(0) || (positive && x == S(0))) return std::string(field) + (positive ? ": must be positive" : ": negative");
+  if (x > Tolerances<S>::max_magnitude) return std::string(field) + ": out of range";
+  return {};
+}
+
+/// Shape cast by conservative advancement: GJK distance at t (warm-started from the previous
+/// step), then advance to where the separation along GJK's axis, a proven lower bound of the
+/// distance that changes linearly under translation, reaches the target.
+template <class S, class A, class B>
+CastHit<S> advance(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, const Transform<S>& b_in_a,
+                   const Vec3<S>& d, const ShapeCastOptions<S>& opt) {
+  CastHit<S> out;
+  GjkCache<S> cache;
+  GjkOptions<S> gopt;
+  const S radii = ra + rb;
+  S t = 0;
+  int steps = 0;
+  Vec3<S> axis = Vec3<S>::Zero();  // the last separating axis advanced along (A toward B)
+  for (;;) {
+    Transform<S> bt = b_in_a;
+    bt.translation += t * d;
+    const auto g = detail::gjk_core<false, S>(a, S(0), b, S(0), bt, gopt, &cache);
+    const S len = g.v.norm();
+    const S upper = len - radii;  // distance at t is at most this (v is a point of the CSO)
+    if (g.status == Status::intersecting || upper <= opt.target_distance + opt.tolerance) {
+      out.status = steps == 0 ? Status::initially_overlapping : Status::hit;
+      out.toi = t;
+      // The axis of the last step is a plane that touches both shapes at t: a valid contact
+      // normal, where GJK's v may be too short to have a direction.
+      const Vec3<S> n = steps > 0 ? axis : len > S(0) ? Vec3<S>(-g.v / len) : Vec3<S>::Zero();
+      out.point_a = ta.apply(g.pa + ra * n);
+      out.point_b = ta.apply(g.pb - rb * n);
+      out.normal = ta.rotation * n;
+      break;
+    }
+    if (steps >= opt.max_iterations) {
+      out.status = Status::max_iterations;
+      out.toi = t;
+      break;
+    }
+    ++steps;
+    // Separation along n = −v̂ (A toward B): sep(t') ≥ sep(t) + (t' − t)·n·d, exactly linear.
+    const Vec3<S> n = -g.v / len;
+    axis = n;
+    const S rate = n.dot(d);
+    const S sep = g.lower - radii;
+    if (rate >= S(0)) {
+      out.status = Status::miss;
+      break;
+    }
+    t += std::max(S(0), sep - opt.target_distance) / -rate;
+    if (t > S(1)) {
+      out.status = Status::miss;
+      break;
+    }
+  }
+  out.iterations = steps;
+  return out;
+}
+
+}  // namespace
+
+template <class S>
+RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray, const RayCastOptions<S>& opt) {
+  RayHit<S> out;
+  if (!detail::shape_ok(shape) || !detail::pose_ok(pose) || !detail::point_ok(ray.origin) ||
+      !detail::point_ok(ray.direction) || !detail::size_ok(opt.max_lambda)) {
+    if (auto e = validate(shape); !e.empty()) out.error = "shape." + e;
+    else if (auto e = validate(pose); !e.empty()) out.error = "pose." + e;
+    else if (auto e = check_vector(ray.origin, "origin"); !e.empty()) out.error = e;
+    else if (auto e = check_vector(ray.direction, "direction"); !e.empty()) out.error = e;
+    else out.error = check_scalar(opt.max_lambda, "max_lambda", false);
+    return out;
+  }
+  const Transform<S> tf(pose);
+  const Mat3<S> rt = tf.rotation.transpose();
+  const Vec3<S> s = rt * (ray.origin - tf.translation);
+  const Vec3<S> r = rt * ray.direction;
+  const Vec3<S> axis = opt.separating_axis ? Vec3<S>(rt * *opt.separating_axis) : Vec3<S>::Zero();
+  detail::Core<S> core;
+  detail::peel(shape, core);
+  const auto res = std::visit(
+      [&](const auto& c) {
+        using C = std::decay_t<decltype(c)>;
+        int hint = -1;
+        auto support = [&](const Vec3<S>& d, Vec3<S>& pa, Vec3<S>& pb) -> Vec3<S> {
+          if constexpr (detail::kPeeled<C, S>) {
+            pa.setZero();  // unreachable: peel() replaced these by a point or a segment
+          } else {
+            pa = detail::support_with_hint<S>(c, d, hint);
+          }
+          pb.setZero();
+          return pa;
+        };
+        return detail::gjk_ray_cast_core<S>(support, core.radius, s, r, opt.max_lambda, opt.relative_tolerance,
+                                            S(0), opt.max_iterations, axis);
+      },
+      core.shape->variant());
+  out.iterations = res.iterations;
+  out.status = res.status;
+  out.lambda = res.lambda;
+  out.point = ray.origin + res.lambda * ray.direction;
+  if (res.status == Status::hit) {
+    if (res.lambda == S(0)) {
+      out.status = Status::initially_overlapping;
+    } else {
+      out.normal = (tf.rotation * res.normal).normalized();
+    }
+  } else if (res.status == Status::miss && opt.separating_axis && res.normal.squaredNorm() > S(0)) {
+    *opt.separating_axis = tf.rotation * res.normal;
+  }
+  return out;
+}
+
+template <class S>
+CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& velocity_a, const Shape<S>& b,
+                      const Pose<S>& pose_b, const Vec3<S>& velocity_b, const ShapeCastOptions<S>& opt) {
+  CastHit<S> out;
+  if (auto e = detail::validate_pair(a, pose_a, b, pose_b); !e.empty()) {
+    out.error = std::move(e);
+    return out;
+  }
+  if (!detail::point_ok(velocity_a) || !detail::point_ok(velocity_b) || !detail::size_ok(opt.target_distance) ||
+      !(opt.tolerance > S(0)) || !detail::size_ok(opt.tolerance)) {
+    if (auto e = check_vector(velocity_a, "velocity_a"); !e.empty()) out.error = e;
+    else if (auto e = check_vector(velocity_b, "velocity_b"); !e.empty()) out.error = e;
+    else if (auto e = check_scalar(opt.target_distance, "target_distance", false); !e.empty()) out.error = e;
+    else out.error = check_scalar(opt.tolerance, "tolerance", true);
+    return out;
+  }
+  if (opt.method == CastMethod::mpr) {
+    out.error = "method: mpr is not implemented yet";
+    return out;
+  }
+  const Transform<S> ta(pose_a), tb(pose_b);
+  const Transform<S> b_in_a = ta.relative(tb);
+  // In A's frame, B moves by t·d relative to A.
+  const Vec3<S> d = ta.rotation.transpose() * (velocity_b - velocity_a);
+  out = detail::visit_cores(a, b, [&](const auto& ca, S ra, const auto& cb, S rb) -> CastHit<S> {
+    if (opt.method == CastMethod::conservative_advancement) return advance<S>(ca, ra, cb, rb, ta, b_in_a, d, opt);
+    // GJK ray cast on the CSO A − B(0) with the ray t·d from the origin: at time t the shapes
+    // are within R = ra + rb + target iff t·d is within R of A − B(0).
+    const Mat3<S> rt = b_in_a.rotation.transpose();
+    int hint_a = -1, hint_b = -1;
+    auto support = [&](const Vec3<S>& dir, Vec3<S>& pa, Vec3<S>& pb) -> Vec3<S> {
+      pa = detail::support_with_hint<S>(ca, dir, hint_a);
+      pb = b_in_a.apply(detail::support_with_hint<S>(cb, Vec3<S>(rt * -dir), hint_b));
+      return pa - pb;
+    };
+    const S radius = ra + rb + opt.target_distance;
+    const auto res = detail::gjk_ray_cast_core<S>(support, radius, Vec3<S>::Zero(), d, S(1),
+                                                  Tolerances<S>::ray_cast_relative, opt.tolerance, opt.max_iterations,
+                                                  Vec3<S>::Zero());
+    CastHit<S> h;
+    h.status = res.status;
+    h.iterations = res.iterations;
+    h.toi = res.lambda;
+    if (res.status == Status::hit) {
+      if (res.lambda == S(0)) {
+        h.status = Status::initially_overlapping;
+        return h;
+      }
+      // v = x − c points from A's point toward B's point at the hit: the normal from A to B.
+      const Vec3<S> n = res.normal.normalized();
+      h.point_a = ta.apply(res.pa + ra * n);
+      h.point_b = ta.apply(res.pb + res.lambda * d - rb * n);
+      h.normal = ta.rotation * n;
+    }
+    return h;
+  });
+  if (out.status == Status::hit || out.status == Status::initially_overlapping) {
+    // A moved by toi·velocity_a; the points above are in A's frame at time 0.
+    out.point_a += out.toi * velocity_a;
+    out.point_b += out.toi * velocity_a;
+  }
+  return out;
+}
+
+#define IMPACT_INSTANTIATE(S)                                                                                       \
+  template RayHit<S> ray_cast<S>(const Shape<S>&, const Pose<S>&, const Ray<S>&, const RayCastOptions<S>&);        \
+  template CastHit<S> shape_cast<S>(const Shape<S>&, const Pose<S>&, const Vec3<S>&, const Shape<S>&, const Pose<S>&, \
+                                    const Vec3<S>&, const ShapeCastOptions<S>&);
+IMPACT_INSTANTIATE(float)
+IMPACT_INSTANTIATE(double)
+#undef IMPACT_INSTANTIATE
+
+}  // namespace impact
