@@ -1,6 +1,7 @@
 // impact — cast.cpp: ray_cast and shape_cast on Shape variants (dispatch once, then templates).
 #include <impact/cast.hpp>
 
+#include <impact/detail/mpr.hpp>
 #include <impact/detail/ray_cast_core.hpp>
 
 #include "detail/dispatch.hpp"
@@ -80,6 +81,72 @@ CastHit<S> advance(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, c
   return out;
 }
 
+/// Shape cast by MPR on the swept CSO (the 2010 note). In A's frame B moves by t·d, so the
+/// shapes are within R = ra + rb + target at time t iff t·d ∈ K0 = (A − B(0)) ⊕ ball(R), i.e.
+/// iff the origin is in K0 − t·d. The swept set K = K0 ⊕ [−d, 0] holds the origin iff that
+/// happens for some t ∈ [0, 1]; then the ray from the origin along −d leaves K at −(1 − t*)·d.
+/// The exit is bounded from outside by the supporting plane at MPR's last support point, so the
+/// time is never late.
+/// Returns false when the configuration is degenerate for MPR (no motion, or a swept CSO without
+/// interior around the ray: flat shapes moving in their own plane); the caller then uses the
+/// GJK ray cast.
+template <class S, class A, class B>
+bool mpr_cast(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, const Transform<S>& b_in_a,
+              const Vec3<S>& d, const ShapeCastOptions<S>& opt, CastHit<S>& out) {
+  const S radius = ra + rb + opt.target_distance;
+  // t = 0 first: contact within the target there is initially_overlapping, and MPR below needs
+  // the origin strictly inside K.
+  {
+    GjkOptions<S> gopt;
+    const auto g = detail::gjk_core<false, S>(a, S(0), b, S(0), b_in_a, gopt, nullptr);
+    if (g.status == Status::intersecting || g.v.norm() - radius <= opt.tolerance) {
+      out.status = Status::initially_overlapping;
+      out.iterations = g.iterations;
+      return true;
+    }
+  }
+  if (d.squaredNorm() == S(0)) {
+    out.status = Status::miss;  // apart at t = 0 and not moving
+    return true;
+  }
+  const Mat3<S> rt = b_in_a.rotation.transpose();
+  int hint_a = -1, hint_b = -1;
+  auto support = [&](const Vec3<S>& dir) {
+    detail::MprVertex<S> v;
+    v.a = detail::support_with_hint<S>(a, dir, hint_a);
+    v.b = b_in_a.apply(detail::support_with_hint<S>(b, Vec3<S>(rt * -dir), hint_b));
+    const S len = dir.norm();
+    v.sweep = dir.dot(d) < S(0) ? S(1) : S(0);
+    v.w = v.a - v.b - v.sweep * d;
+    if (len > S(0)) v.w += (radius / len) * dir;
+    return v;
+  };
+  const Vec3<S> center = interior_point<S>(a) - b_in_a.apply(interior_point<S>(b)) - d / S(2);
+  // Is the origin in K? Cast from the interior point toward the origin.
+  const auto in = detail::mpr_ray_exit<S>(support, center, Vec3<S>(-center), opt.tolerance, opt.max_iterations);
+  // Where does the ray from the origin along −d leave K?
+  const auto ex = in.ok && in.lambda >= S(1)
+                      ? detail::mpr_ray_exit<S>(support, Vec3<S>::Zero(), Vec3<S>(-d), opt.tolerance, opt.max_iterations)
+                      : detail::MprResult<S>{};
+  out.iterations = in.iterations + ex.iterations;
+  if (in.ok && in.lambda < S(1) && in.converged) {
+    // The portal is within tolerance of K's boundary and the origin is beyond it: outside K, or
+    // within tolerance of it (a graze that never gets closer than the tolerance).
+    out.status = Status::miss;
+    return true;
+  }
+  if (!in.ok || !ex.ok) return false;
+  // Outer bound of the exit along −d from the last support plane: never later than the truth.
+  const S toi = std::clamp(S(1) - ex.lambda_outer, S(0), S(1));
+  out.status = ex.converged ? Status::hit : Status::max_iterations;
+  out.toi = toi;
+  const Vec3<S> n = ex.normal;
+  out.point_a = ta.apply(ex.a + ra * n);
+  out.point_b = ta.apply(ex.b + toi * d - rb * n);
+  out.normal = ta.rotation * n;
+  return true;
+}
+
 }  // namespace
 
 template <class S>
@@ -122,12 +189,11 @@ RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray
   out.status = res.status;
   out.lambda = res.lambda;
   out.point = ray.origin + res.lambda * ray.direction;
-  if (res.status == Status::hit) {
-    if (res.lambda == S(0)) {
-      out.status = Status::initially_overlapping;
-    } else {
-      out.normal = (tf.rotation * res.normal).normalized();
-    }
+  if (res.status == Status::hit && res.lambda == S(0)) {
+    out.status = Status::initially_overlapping;
+  } else if ((res.status == Status::hit || res.status == Status::max_iterations) &&
+             res.normal.squaredNorm() > S(0)) {
+    out.normal = (tf.rotation * res.normal).normalized();  // at the cap: the last bounding plane
   } else if (res.status == Status::miss && opt.separating_axis && res.normal.squaredNorm() > S(0)) {
     *opt.separating_axis = tf.rotation * res.normal;
   }
@@ -150,16 +216,16 @@ CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& v
     else out.error = check_scalar(opt.tolerance, "tolerance", true);
     return out;
   }
-  if (opt.method == CastMethod::mpr) {
-    out.error = "method: mpr is not implemented yet";
-    return out;
-  }
   const Transform<S> ta(pose_a), tb(pose_b);
   const Transform<S> b_in_a = ta.relative(tb);
   // In A's frame, B moves by t·d relative to A.
   const Vec3<S> d = ta.rotation.transpose() * (velocity_b - velocity_a);
   out = detail::visit_cores(a, b, [&](const auto& ca, S ra, const auto& cb, S rb) -> CastHit<S> {
     if (opt.method == CastMethod::conservative_advancement) return advance<S>(ca, ra, cb, rb, ta, b_in_a, d, opt);
+    if (opt.method == CastMethod::mpr) {
+      CastHit<S> m;
+      if (mpr_cast<S>(ca, ra, cb, rb, ta, b_in_a, d, opt, m)) return m;
+    }
     // GJK ray cast on the CSO A − B(0) with the ray t·d from the origin: at time t the shapes
     // are within R = ra + rb + target iff t·d is within R of A − B(0).
     const Mat3<S> rt = b_in_a.rotation.transpose();

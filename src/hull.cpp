@@ -61,6 +61,9 @@ void finish_graph(Hull<double>& h, const std::vector<V3>& pts, const std::vector
   std::sort(edges.begin(), edges.end());
   edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
   const int n = static_cast<int>(h.vertices.size());
+  h.center.setZero();
+  for (const auto& v : h.vertices) h.center += v;
+  if (n > 0) h.center /= n;
   // Seeds: the extreme vertex along each of the 26 directions (±1, 0)³ \ 0, deduplicated.
   for (int dx = -1; dx <= 1; ++dx)
     for (int dy = -1; dy <= 1; ++dy)
@@ -250,6 +253,7 @@ HullBuild<S> Hull<S>::build(std::span<const Vec3<S>> points) {
     out.hull.seeds = std::move(hd.hull.seeds);
     for (const auto& f : hd.hull.faces) out.hull.faces.push_back({f.normal.template cast<S>(), static_cast<S>(f.offset)});
     out.hull.dimension = hd.hull.dimension;
+    out.hull.center = hd.hull.center.template cast<S>();
     return out;
   }
 }

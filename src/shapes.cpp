@@ -143,6 +143,18 @@ S bounding_radius(const Shape<S>& s) {
       s.variant());
 }
 
+template <class S>
+Vec3<S> interior_point(const Shape<S>& s) {
+  return std::visit(
+      [](const auto& x) -> Vec3<S> {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, MinkowskiShape<S>>) return interior_point(*x.a) + interior_point(*x.b);
+        else if constexpr (std::is_same_v<T, TransformedShape<S>>) return x.pose.apply(interior_point(*x.shape));
+        else return interior_point<S, T>(x);
+      },
+      s.variant());
+}
+
 template <class T, class S>
 Shape<T> convert_shape(const Shape<S>& s) {
   auto v = [](const Vec3<S>& p) -> Vec3<T> { return p.template cast<T>(); };
@@ -165,6 +177,7 @@ Shape<T> convert_shape(const Shape<S>& s) {
           h.seeds = x.seeds;
           for (const auto& f : x.faces) h.faces.push_back({v(f.normal), T(f.offset)});
           h.dimension = x.dimension;
+          h.center = v(x.center);
           return h;
         } else if constexpr (std::is_same_v<X, MinkowskiShape<S>>) {
           return MinkowskiShape<T>{std::make_shared<const Shape<T>>(convert_shape<T>(*x.a)),
@@ -184,6 +197,7 @@ Shape<T> convert_shape(const Shape<S>& s) {
   template std::string validate<S>(const Shape<S>&);            \
   template std::string validate<S>(const Pose<S>&);             \
   template S bounding_radius<S>(const Shape<S>&);               \
+  template Vec3<S> interior_point<S>(const Shape<S>&);          \
   template Shape<float> convert_shape<float, S>(const Shape<S>&); \
   template Shape<double> convert_shape<double, S>(const Shape<S>&);
 IMPACT_INSTANTIATE(float)

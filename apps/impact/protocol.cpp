@@ -263,11 +263,13 @@ void answer_ray(const Shape<double>& shape, const Pose<double>& pose, const Ray<
   const Ray<S> r{ray.origin.cast<S>(), ray.direction.cast<S>()};
   const RayHit<S> h = ray_cast<S>(as<S>(shape), pose.cast<S>(), r, opt);
   if (h.status == Status::invalid_input) throw Bad{h.error};
-  out["status"] = std::string(to_string(h.status));
+  // The protocol's ray_cast has no max_iterations: at the cap λ is a proven lower bound of the
+  // hit, so it is reported as a (conservative) hit rather than a miss.
+  const bool hit = h.status == Status::hit || h.status == Status::max_iterations;
+  out["status"] = hit ? std::string("hit") : std::string(to_string(h.status));
   out["lambda"] = static_cast<double>(h.lambda);
-  if (h.status == Status::hit || h.status == Status::initially_overlapping || h.status == Status::max_iterations)
-    put_vec(out, "point", h.point);
-  if (h.status == Status::hit) put_vec(out, "normal", h.normal);
+  if (hit || h.status == Status::initially_overlapping) put_vec(out, "point", h.point);
+  if (hit) put_vec(out, "normal", h.normal);
   out["iterations"] = h.iterations;
 }
 

@@ -144,6 +144,7 @@ struct Hull {
   std::vector<Plane<S>> faces;       ///< Face planes; empty for a hull of dimension < 3.
   std::vector<int> seeds;            ///< Extreme vertices along 26 fixed directions: climb starts.
   int dimension = 0;                 ///< 0 point, 1 segment, 2 polygon, 3 polyhedron.
+  Vec3<S> center{S(0), S(0), S(0)};  ///< Mean of the vertices: a point of the hull's relative interior.
 
   /// Hulls with at most this many vertices are scanned whole; larger ones hill-climb over the
   /// adjacency. Measured in bench/ (`support/hull_N`): the scan wins below about this size.
@@ -255,6 +256,7 @@ struct Transformed {
 template <class S>
 struct Shape;
 
+
 /// Minkowski sum of two variant shapes (the protocol's `minkowski`).
 template <class S>
 struct MinkowskiShape {
@@ -286,6 +288,10 @@ struct Shape : ShapeVariant<S> {
   [[nodiscard]] const ShapeVariant<S>& variant() const { return *this; }
 };
 
+/// A point of a variant shape's relative interior (local frame).
+template <class S>
+[[nodiscard]] Vec3<S> interior_point(const Shape<S>& s);
+
 /// Support point of a variant shape (one dispatch).
 template <class S>
 [[nodiscard]] inline Vec3<S> support(const Shape<S>& s, const Vec3<S>& d) {
@@ -300,6 +306,22 @@ Vec3<S> MinkowskiShape<S>::support(const Vec3<S>& d) const {
 template <class S>
 Vec3<S> TransformedShape<S>::support(const Vec3<S>& d) const {
   return pose.apply(impact::support(*shape, pose.rotation.conjugate() * d));
+}
+
+/// A point of a shape's relative interior (local frame): MPR's starting point. Every round shape
+/// and box is centred at its origin; the cone's origin is inside it (its section at z = 0 has
+/// half the base radius).
+template <class S, class T>
+[[nodiscard]] inline Vec3<S> interior_point(const T& shape) {
+  if constexpr (std::is_same_v<T, Segment<S>>) return (shape.a + shape.b) / S(2);
+  else if constexpr (std::is_same_v<T, Triangle<S>>) return (shape.a + shape.b + shape.c) / S(3);
+  else if constexpr (std::is_same_v<T, Hull<S>>) return shape.center;
+  else if constexpr (std::is_same_v<T, MinkowskiShape<S>>) return interior_point(*shape.a) + interior_point(*shape.b);
+  else if constexpr (std::is_same_v<T, TransformedShape<S>>) return shape.pose.apply(interior_point(*shape.shape));
+  else if constexpr (requires { shape.a.support(Vec3<S>()); shape.b.support(Vec3<S>()); })
+    return interior_point<S>(shape.a) + interior_point<S>(shape.b);  // MinkowskiSum
+  else if constexpr (requires { shape.frame; }) return shape.frame.apply(interior_point<S>(shape.shape));
+  else return Vec3<S>::Zero();
 }
 
 /// Protocol name of a shape's type ("sphere", "hull", ...).

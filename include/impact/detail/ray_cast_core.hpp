@@ -120,7 +120,7 @@ RayCastCoreResult<S> gjk_ray_cast_core(Support&& support, S radius, const Vec3<S
   }
   out.lambda = lambda;
   out.iterations = it;
-  if (out.status == Status::hit) {
+  if (out.status == Status::hit || out.status == Status::max_iterations) {
     // Witnesses: the point of conv P nearest x, split into the two shapes' points.
     simplex.witnesses(out.pa, out.pb);
     // The last plane that advanced x touches C ⊕ ball(R) and holds x: a valid normal at the
