@@ -494,6 +494,15 @@ int main(int argc, char** argv) {
   const bool listing = !flag_value(argc, argv, "--benchmark_list_tests").empty() &&
                        flag_value(argc, argv, "--benchmark_list_tests") != "false";
   const std::string color = flag_value(argc, argv, "--benchmark_color");
+  // Default 0.2 s per benchmark (Google Benchmark's own default is 0.5 s): the whole run then
+  // takes about a minute. An explicit --benchmark_min_time wins.
+  std::vector<char*> args(argv, argv + argc);
+  static char default_min_time[] = "--benchmark_min_time=0.2";
+  if (flag_value(argc, argv, "--benchmark_min_time").empty()) args.insert(args.begin() + 1, default_min_time);
+  int nargs = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  argc = nargs;
+  argv = args.data();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   std::ostream& info = console ? std::cout : std::cerr;
