@@ -13,6 +13,7 @@
 // Use `impact::distance` / `impact::intersect` (query.hpp) for `Shape` variants.
 #pragma once
 
+#include <impact/detail/closed_form.hpp>
 #include <impact/detail/johnson.hpp>
 #include <impact/math.hpp>
 #include <impact/status.hpp>
@@ -99,10 +100,27 @@ struct GjkOutput {
 template <bool Boolean, class S, class A, class B>
 GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radius_b, const Transform<S>& b_in_a,
                                      const GjkOptions<S>& opt, GjkCache<S>* cache) {
+  const S radii = radius_a + radius_b;
+  if constexpr (kClosedForm<A, B, S>) {
+    // Point and segment cores against points, boxes and segments: exact, no iteration.
+    GjkOutput<Boolean, S, A, B> out;
+    closed_form_closest<S>(a, b, b_in_a, out.pa, out.pb);
+    out.v = out.pa - out.pb;
+    const S vv = out.v.squaredNorm();
+    out.lower = std::sqrt(vv);
+    out.iterations = 0;
+    const S scale2 = std::max(out.pa.squaredNorm(), out.pb.squaredNorm());
+    out.status = vv <= Tolerances<S>::gjk_tiny_squared * scale2 || vv <= radii * radii ? Status::intersecting
+                                                                                      : Status::separated;
+    if (cache) {
+      cache->count = 0;
+      cache->axis = out.v;
+    }
+    return out;
+  }
   const Mat3<S> rt = b_in_a.rotation.transpose();
   int hint_a = cache ? cache->hint_a : -1;
   int hint_b = cache ? cache->hint_b : -1;
-  const S radii = radius_a + radius_b;
 
   // Support of the core CSO A − B in direction d, in A's frame.
   auto support = [&](const Vec3<S>& d, Vec3<S>& pa, Vec3<S>& pb) -> Vec3<S> {
@@ -175,7 +193,7 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
     Vec3<S> next;
     const bool ok = simplex.closest(next);
     const S nn = next.squaredNorm();
-    if (simplex.full()) {
+    if (simplex.full() && ok && nn < vv) {
       v = next;
       vv = nn;
       status = Status::intersecting;  // the tetrahedron holds the origin

@@ -29,15 +29,18 @@ struct Johnson {
   unsigned last_bit = 0;  ///< 1 << last.
   unsigned all_bits = 0;  ///< bits | last_bit: Y = W ∪ {w}.
   S scale2 = 0;           ///< Largest ‖y_i‖² over Y (set by closest()).
+  S edge2 = 0;            ///< Largest ‖y_i − y_j‖² over Y (set by closest()).
 
   /// Relative size below which a subset counts as affinely dependent (dimensionless, per power of
   /// ‖y‖²): 16 epsilon, a few roundings of the dot products the determinants are built from.
   static constexpr S kDegenerate = S(16) * std::numeric_limits<S>::epsilon();
+  /// Members of each subset (baseline x86-64 has no popcount instruction).
+  static constexpr int kBitCount[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
 
   /// Empties the simplex (the tables need no clearing: entries are written before being read).
   void reset() { bits = last = last_bit = all_bits = 0; }
 
-  [[nodiscard]] int count() const { return __builtin_popcount(bits); }
+  [[nodiscard]] int count() const { return kBitCount[bits]; }
   [[nodiscard]] bool full() const { return bits == 15u; }
 
   /// True when w is already a vertex of W: GJK cannot return a point twice unless rounding stops
@@ -97,9 +100,7 @@ struct Johnson {
   /// Finds v = v(conv Y) and reduces W to its minimal subset. Returns false when rounding left no
   /// subset passing Johnson's tests; W and v are then the best proper subset found (backup).
   bool closest(Vec3<S>& v) {
-    scale2 = 0;
-    for (unsigned i = 0; i < 4; ++i)
-      if (all_bits & (1u << i)) scale2 = std::max(scale2, dp[i][i]);
+    scale2 = -1;  // the degeneracy test's scales are computed on first use
     for (unsigned s = bits; s; --s) {
       if ((s & bits) != s) continue;
       const unsigned x = s | last_bit;
@@ -178,23 +179,32 @@ struct Johnson {
   /// Gram determinant of X's edges: ‖e‖² for a pair, (2·area)² for a triangle, (6·volume)² for a
   /// tetrahedron. Its rounding error is that of the dot products it is built from, about
   /// ε·max‖y‖² times the (‖e‖²)^(|X|−2) of the other factors, so it is compared with that.
-  [[nodiscard]] bool degenerate(unsigned s) const {
-    const int n = __builtin_popcount(s);
+  [[nodiscard]] bool degenerate(unsigned s) {
+    const int n = kBitCount[s];
     if (n < 2) return false;
-    S sum = 0, edge2 = 0;
-    for (unsigned i = 0; i < 4; ++i) {
-      if (!(s & (1u << i))) continue;
-      sum += det[s][i];
-      for (unsigned j = 0; j < i; ++j)
-        if (s & (1u << j)) edge2 = std::max(edge2, dp[i][i] + dp[j][j] - 2 * dp[i][j]);
+    if (scale2 < S(0)) {
+      // The largest ‖y‖² and the largest squared edge of Y (a pair's Δ^{ij}_i + Δ^{ij}_j is
+      // ‖y_i − y_j‖², already in the table).
+      scale2 = 0;
+      edge2 = 0;
+      for (unsigned i = 0; i < 4; ++i) {
+        if (!(all_bits & (1u << i))) continue;
+        scale2 = std::max(scale2, dp[i][i]);
+        for (unsigned j = 0; j < i; ++j) {
+          const unsigned pair = (1u << i) | (1u << j);
+          if (all_bits & (1u << j)) edge2 = std::max(edge2, det[pair][i] + det[pair][j]);
+        }
+      }
     }
+    S sum = 0;
+    for (unsigned i = 0; i < 4; ++i)
+      if (s & (1u << i)) sum += det[s][i];
     S ref = kDegenerate * scale2;
     for (int k = 2; k < n; ++k) ref *= edge2;
     return !(sum > ref);
   }
 
-  [[nodiscard]] bool valid(unsigned s) const {
-    if (degenerate(s)) return false;
+  [[nodiscard]] bool valid(unsigned s) {
     for (unsigned i = 0; i < 4; ++i) {
       const unsigned bit = 1u << i;
       if (!(all_bits & bit)) continue;
@@ -204,14 +214,13 @@ struct Johnson {
         return false;
       }
     }
-    return true;
+    return !degenerate(s);  // last: only the one subset that passes the sign tests pays for it
   }
 
-  [[nodiscard]] bool proper(unsigned s) const {
-    if (degenerate(s)) return false;
+  [[nodiscard]] bool proper(unsigned s) {
     for (unsigned i = 0; i < 4; ++i)
       if ((s & (1u << i)) && det[s][i] <= S(0)) return false;
-    return true;
+    return !degenerate(s);
   }
 
   void combine(unsigned s, Vec3<S>& v) const {
