@@ -168,23 +168,16 @@ RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray
   const Vec3<S> axis = opt.separating_axis ? Vec3<S>(rt * *opt.separating_axis) : Vec3<S>::Zero();
   detail::Core<S> core;
   detail::peel(shape, core);
-  const auto res = std::visit(
-      [&](const auto& c) {
-        using C = std::decay_t<decltype(c)>;
-        int hint = -1;
-        auto support = [&](const Vec3<S>& d, Vec3<S>& pa, Vec3<S>& pb) -> Vec3<S> {
-          if constexpr (detail::kPeeled<C, S>) {
-            pa.setZero();  // unreachable: peel() replaced these by a point or a segment
-          } else {
-            pa = detail::support_with_hint<S>(c, d, hint);
-          }
-          pb.setZero();
-          return pa;
-        };
-        return detail::gjk_ray_cast_core<S>(support, core.radius, s, r, opt.max_lambda, opt.relative_tolerance,
-                                            S(0), opt.max_iterations, axis);
-      },
-      core.shape->variant());
+  const auto res = detail::visit_core(core, [&](const auto& c) {
+    int hint = -1;
+    auto support = [&](const Vec3<S>& d, Vec3<S>& pa, Vec3<S>& pb) -> Vec3<S> {
+      pa = detail::support_with_hint<S>(c, d, hint);
+      pb.setZero();
+      return pa;
+    };
+    return detail::gjk_ray_cast_core<S>(support, core.radius, s, r, opt.max_lambda, opt.relative_tolerance, S(0),
+                                        opt.max_iterations, axis);
+  });
   out.iterations = res.iterations;
   out.status = res.status;
   out.lambda = res.lambda;
@@ -204,8 +197,8 @@ template <class S>
 CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& velocity_a, const Shape<S>& b,
                       const Pose<S>& pose_b, const Vec3<S>& velocity_b, const ShapeCastOptions<S>& opt) {
   CastHit<S> out;
-  if (auto e = detail::validate_pair(a, pose_a, b, pose_b); !e.empty()) {
-    out.error = std::move(e);
+  if (!detail::pair_ok(a, pose_a, b, pose_b)) {
+    out.error = detail::validate_pair(a, pose_a, b, pose_b);
     return out;
   }
   if (!detail::point_ok(velocity_a) || !detail::point_ok(velocity_b) || !detail::size_ok(opt.target_distance) ||

@@ -8,9 +8,9 @@ namespace impact {
 template <class S>
 DistanceResult<S> distance(const Shape<S>& a, const Pose<S>& pose_a, const Shape<S>& b, const Pose<S>& pose_b,
                            const GjkOptions<S>& options, GjkCache<S>* cache) {
-  if (auto e = detail::validate_pair(a, pose_a, b, pose_b); !e.empty()) {
+  if (!detail::pair_ok(a, pose_a, b, pose_b)) {
     DistanceResult<S> r;
-    r.error = std::move(e);
+    r.error = detail::validate_pair(a, pose_a, b, pose_b);
     return r;
   }
   const Transform<S> ta(pose_a), tb(pose_b);
@@ -22,9 +22,9 @@ DistanceResult<S> distance(const Shape<S>& a, const Pose<S>& pose_a, const Shape
 template <class S>
 IntersectResult<S> intersect(const Shape<S>& a, const Pose<S>& pose_a, const Shape<S>& b, const Pose<S>& pose_b,
                              const GjkOptions<S>& options, GjkCache<S>* cache) {
-  if (auto e = detail::validate_pair(a, pose_a, b, pose_b); !e.empty()) {
+  if (!detail::pair_ok(a, pose_a, b, pose_b)) {
     IntersectResult<S> r;
-    r.error = std::move(e);
+    r.error = detail::validate_pair(a, pose_a, b, pose_b);
     return r;
   }
   const Transform<S> ta(pose_a), tb(pose_b);

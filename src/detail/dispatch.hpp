@@ -11,23 +11,25 @@
 
 namespace impact::detail {
 
-/// A shape seen as core ⊕ ball(radius). `shape` points into the input or into `storage`.
+/// A shape seen as core ⊕ ball(radius): the input shape itself, or a point or a segment made for
+/// a sphere or a capsule (plain members: no variant to construct or destroy per query).
 template <class S>
 struct Core {
+  enum Kind { shape_core, point_core, segment_core };
   const Shape<S>* shape = nullptr;
   S radius = S(0);
-  Shape<S> storage;  // holds a Point or Segment made for a sphere or capsule (no allocation)
+  Kind kind = shape_core;
+  Segment<S> segment;
 };
 
 template <class S>
 void peel(const Shape<S>& s, Core<S>& c) {
   if (const auto* sp = std::get_if<Sphere<S>>(&s.variant())) {
-    c.storage = Point<S>{};
-    c.shape = &c.storage;
+    c.kind = Core<S>::point_core;
     c.radius += sp->radius;
   } else if (const auto* cp = std::get_if<Capsule<S>>(&s.variant())) {
-    c.storage = Segment<S>{Vec3<S>(S(0), S(0), -cp->half_height), Vec3<S>(S(0), S(0), cp->half_height)};
-    c.shape = &c.storage;
+    c.kind = Core<S>::segment_core;
+    c.segment = Segment<S>{Vec3<S>(S(0), S(0), -cp->half_height), Vec3<S>(S(0), S(0), cp->half_height)};
     c.radius += cp->radius;
   } else if (const auto* mp = std::get_if<MinkowskiShape<S>>(&s.variant())) {
     if (const auto* sb = std::get_if<Sphere<S>>(&mp->b->variant())) {
@@ -44,9 +46,21 @@ void peel(const Shape<S>& s, Core<S>& c) {
   }
 }
 
-/// True for types that `peel` never leaves as a core.
-template <class T, class S>
-inline constexpr bool kPeeled = std::is_same_v<T, Sphere<S>> || std::is_same_v<T, Capsule<S>>;
+/// Calls f with the concrete type of a core (one dispatch).
+template <class S, class F>
+decltype(auto) visit_core(const Core<S>& c, F&& f) {
+  if (c.kind == Core<S>::point_core) return f(Point<S>{});
+  if (c.kind == Core<S>::segment_core) return f(c.segment);
+  return std::visit(
+      [&](const auto& x) {
+        using X = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<X, Sphere<S>> || std::is_same_v<X, Capsule<S>>)
+          return f(Point<S>{});  // unreachable: peel() replaced these by a point or a segment
+        else
+          return f(x);
+      },
+      c.shape->variant());
+}
 
 /// Fast check of a shape's sizes (finite, ≥ 0, in range); `validate` explains a failure.
 template <class S>
@@ -78,7 +92,17 @@ bool shape_ok(const Shape<S>& s) {
 }
 template <class S>
 bool pose_ok(const Pose<S>& p) {
-  return point_ok(p.position) && std::abs(p.rotation.norm() - S(1)) <= Tolerances<S>::unit_quaternion;
+  // |‖q‖ − 1| ≤ tol, tested on ‖q‖² without a square root (false for NaN too).
+  constexpr S lo = (S(1) - Tolerances<S>::unit_quaternion) * (S(1) - Tolerances<S>::unit_quaternion);
+  constexpr S hi = (S(1) + Tolerances<S>::unit_quaternion) * (S(1) + Tolerances<S>::unit_quaternion);
+  const S n2 = p.rotation.squaredNorm();
+  return point_ok(p.position) && n2 >= lo && n2 <= hi;
+}
+
+/// True when both shapes and poses are valid (fast, no allocation).
+template <class S>
+bool pair_ok(const Shape<S>& a, const Pose<S>& pa, const Shape<S>& b, const Pose<S>& pb) {
+  return shape_ok(a) && shape_ok(b) && pose_ok(pa) && pose_ok(pb);
 }
 
 /// Validates two shapes and poses; empty when all are valid, else "a.radius: negative".
@@ -86,12 +110,12 @@ template <class S>
 std::string validate_pair(const Shape<S>& a, const Pose<S>& pa, const Shape<S>& b, const Pose<S>& pb,
                           const char* na = "a", const char* npa = "pose_a", const char* nb = "b",
                           const char* npb = "pose_b") {
-  if (shape_ok(a) && shape_ok(b) && pose_ok(pa) && pose_ok(pb)) return {};
   if (auto e = validate(a); !e.empty()) return std::string(na) + "." + e;
   if (auto e = validate(pa); !e.empty()) return std::string(npa) + "." + e;
   if (auto e = validate(b); !e.empty()) return std::string(nb) + "." + e;
   if (auto e = validate(pb); !e.empty()) return std::string(npb) + "." + e;
-  return {};
+  // Only called when pair_ok() failed: a value on the edge of a bound that validate() accepted.
+  return "input: a size, coordinate or quaternion norm is at the edge of its accepted range";
 }
 
 /// Calls f(core_a, radius_a, core_b, radius_b) with the concrete core types of a and b.
@@ -100,18 +124,9 @@ decltype(auto) visit_cores(const Shape<S>& a, const Shape<S>& b, F&& f) {
   Core<S> ca, cb;
   peel(a, ca);
   peel(b, cb);
-  return std::visit(
-      [&](const auto& x, const auto& y) {
-        using X = std::decay_t<decltype(x)>;
-        using Y = std::decay_t<decltype(y)>;
-        if constexpr (kPeeled<X, S> || kPeeled<Y, S>) {
-          // Unreachable: peel() replaced these by a point or a segment.
-          return f(Point<S>{}, ca.radius, Point<S>{}, cb.radius);
-        } else {
-          return f(x, ca.radius, y, cb.radius);
-        }
-      },
-      ca.shape->variant(), cb.shape->variant());
+  return visit_core(ca, [&](const auto& x) {
+    return visit_core(cb, [&](const auto& y) { return f(x, ca.radius, y, cb.radius); });
+  });
 }
 
 }  // namespace impact::detail
