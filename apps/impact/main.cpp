@@ -8,7 +8,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "impact — continuous collision detection for convex shapes (GJK distance; casts and time of impact to come).\n"
+      "impact — continuous collision detection for convex shapes: GJK distance, ray casts and linear shape casts\n"
+      "(time of impact under rotation and triangle worlds to come).\n"
       "Shapes: point, sphere, box, capsule, cylinder, cone, segment, triangle, hull, minkowski.\n"
       "Precision: every query runs in double (default) or float."};
   app.require_subcommand(1);
@@ -16,8 +17,9 @@ int main(int argc, char** argv) {
   auto* query = app.add_subcommand(
       "query",
       "Answer JSON Lines queries: one JSON object per line on standard input, one answer per line on standard\n"
-      "output, in order. Queries: distance (closest points and normal of two shapes); ray_cast, shape_cast,\n"
-      "time_of_impact and the mesh queries answer invalid_input \"not implemented yet\" for now.\n"
+      "output, in order. Queries: distance (closest points and normal of two shapes); ray_cast (GJK ray cast);\n"
+      "shape_cast (linear motion; method gjk_raycast | conservative_advancement | mpr, target_distance,\n"
+      "tolerance). time_of_impact and the mesh queries answer invalid_input \"not implemented yet\" for now.\n"
       "Every line may carry \"id\" (echoed) and \"precision\": \"double\" | \"float\". Bad lines answer\n"
       "{\"status\": \"invalid_input\", \"error\": \"<field path>: <what is wrong>\"} and the stream goes on.\n"
       "Example:\n"
