@@ -160,7 +160,7 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
   Status status = Status::max_iterations;
   int it = 0;
   S vv = v.squaredNorm();
-  S lower = 0;
+  S lower_vw = 0, lower_vv = 1;  // best lower bound so far as the ratio vw/‖v‖ (no square root per iteration)
   while (it < opt.max_iterations) {
     if (vv <= Tolerances<S>::gjk_tiny_squared * simplex.max_vertex_norm2()) {
       status = Status::intersecting;  // the origin is in the CSO up to rounding
@@ -176,7 +176,10 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
     Vec3<S> pa, pb;
     const Vec3<S> w = support(-v, pa, pb);
     const S vw = v.dot(w);
-    if (vw > S(0)) lower = std::max(lower, vw / std::sqrt(vv));
+    if (vw > S(0) && vw * vw * lower_vv > lower_vw * lower_vw * vv) {
+      lower_vw = vw;
+      lower_vv = vv;
+    }
     if constexpr (Boolean) {
       // Separating-axis early out: v·w/||v|| is a lower bound of the core distance.
       if (vw > S(0) && vw * vw > radii * radii * vv) {
@@ -215,7 +218,7 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
   GjkOutput<Boolean, S, A, B> out;
   out.v = v;
   out.iterations = it;
-  out.lower = status == Status::intersecting ? S(0) : lower;
+  out.lower = status == Status::intersecting ? S(0) : lower_vw / std::sqrt(lower_vv);
   simplex.witnesses(out.pa, out.pb);
   if (status == Status::separated || status == Status::max_iterations) {
     if constexpr (!Boolean) {

@@ -28,6 +28,11 @@ struct Johnson {
   unsigned last = 0;      ///< Slot of the newest vertex.
   unsigned last_bit = 0;  ///< 1 << last.
   unsigned all_bits = 0;  ///< bits | last_bit: Y = W ∪ {w}.
+  /// Reject affinely dependent subsets (see degenerate()). The ray cast needs it: there x moves
+  /// and a support point coplanar with a face of the simplex is common. GJK distance does not:
+  /// its full-simplex answer is checked for progress instead, and in float the test would also
+  /// reject thin but valid tetrahedra around the origin (overlaps reported as separated).
+  bool reject_degenerate = false;
   S scale2 = 0;           ///< Largest ‖y_i‖² over Y (set by closest()).
   S edge2 = 0;            ///< Largest ‖y_i − y_j‖² over Y (set by closest()).
 
@@ -214,13 +219,13 @@ struct Johnson {
         return false;
       }
     }
-    return !degenerate(s);  // last: only the one subset that passes the sign tests pays for it
+    return !reject_degenerate || !degenerate(s);  // last: only the subset that passes the signs pays
   }
 
   [[nodiscard]] bool proper(unsigned s) {
     for (unsigned i = 0; i < 4; ++i)
       if ((s & (1u << i)) && det[s][i] <= S(0)) return false;
-    return !degenerate(s);
+    return !reject_degenerate || !degenerate(s);
   }
 
   void combine(unsigned s, Vec3<S>& v) const {

@@ -39,6 +39,7 @@ RayCastCoreResult<S> gjk_ray_cast_core(Support&& support, S radius, const Vec3<S
                                        const Vec3<S>& initial_axis) {
   RayCastCoreResult<S> out;
   Johnson<S> simplex;
+  simplex.reject_degenerate = true;
   S lambda = 0;
   Vec3<S> x = s;
   Vec3<S> n = Vec3<S>::Zero();

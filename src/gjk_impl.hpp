@@ -1,4 +1,6 @@
-// impact — gjk.cpp: `distance` and `intersect` on Shape variants (dispatch once, then templates).
+#pragma once
+// impact — gjk_impl.hpp (included by gjk_float.cpp and gjk_double.cpp, one precision each so
+// the two heavy halves compile in parallel): `distance` and `intersect` on Shape variants (dispatch once, then templates).
 #include <impact/query.hpp>
 
 #include "detail/dispatch.hpp"
@@ -33,13 +35,5 @@ IntersectResult<S> intersect(const Shape<S>& a, const Pose<S>& pose_a, const Sha
   });
 }
 
-#define IMPACT_INSTANTIATE(S)                                                                                   \
-  template DistanceResult<S> distance<S>(const Shape<S>&, const Pose<S>&, const Shape<S>&, const Pose<S>&,     \
-                                         const GjkOptions<S>&, GjkCache<S>*);                                  \
-  template IntersectResult<S> intersect<S>(const Shape<S>&, const Pose<S>&, const Shape<S>&, const Pose<S>&,   \
-                                           const GjkOptions<S>&, GjkCache<S>*);
-IMPACT_INSTANTIATE(float)
-IMPACT_INSTANTIATE(double)
-#undef IMPACT_INSTANTIATE
 
 }  // namespace impact

@@ -1,4 +1,6 @@
-// impact — cast.cpp: ray_cast and shape_cast on Shape variants (dispatch once, then templates).
+#pragma once
+// impact — cast_impl.hpp (included by cast_float.cpp and cast_double.cpp, one precision each so
+// the two heavy halves compile in parallel): ray_cast and shape_cast on Shape variants (dispatch once, then templates).
 #include <impact/cast.hpp>
 
 #include <impact/detail/mpr.hpp>
@@ -257,12 +259,5 @@ CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& v
   return out;
 }
 
-#define IMPACT_INSTANTIATE(S)                                                                                       \
-  template RayHit<S> ray_cast<S>(const Shape<S>&, const Pose<S>&, const Ray<S>&, const RayCastOptions<S>&);        \
-  template CastHit<S> shape_cast<S>(const Shape<S>&, const Pose<S>&, const Vec3<S>&, const Shape<S>&, const Pose<S>&, \
-                                    const Vec3<S>&, const ShapeCastOptions<S>&);
-IMPACT_INSTANTIATE(float)
-IMPACT_INSTANTIATE(double)
-#undef IMPACT_INSTANTIATE
 
 }  // namespace impact
