@@ -196,19 +196,25 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
     Vec3<S> next;
     const bool ok = simplex.closest(next);
     const S nn = next.squaredNorm();
-    if (simplex.full() && ok && nn < vv) {
+    // A full simplex whose determinants all pass Johnson's tests holds the origin, when the signs
+    // can be trusted: either the descent made progress, or the tetrahedron is well above the
+    // rounding level (a thin one in float has a noisy v but sound signs; a flat one has neither).
+    if (simplex.full() && ok && (nn < vv || !simplex.degenerate(15u))) {
       v = next;
       vv = nn;
-      status = Status::intersecting;  // the tetrahedron holds the origin
+      status = Status::intersecting;
       break;
     }
     if (!ok || nn >= vv) {
-      // Rounding stopped the descent: keep the smaller of the two bounds and stop.
+      // Rounding stopped the descent: keep the smaller of the two bounds and stop. Without any
+      // separating plane seen (every v·w ≤ 0) nothing proves the shapes apart: the origin is
+      // within ‖v‖ of the CSO and may be inside it (thin simplices around the origin in float),
+      // so the pair counts as touching rather than as separated by an unproven ‖v‖.
       if (nn < vv) {
         v = next;
         vv = nn;
       }
-      status = Status::separated;
+      status = lower_vw > S(0) ? Status::separated : Status::intersecting;
       break;
     }
     v = next;

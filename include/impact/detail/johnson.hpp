@@ -148,6 +148,35 @@ struct Johnson {
     }
   }
 
+  /// Rejects subsets whose vertices are affinely dependent up to rounding. Δ^X = Σ Δ_i^X is the
+  /// Gram determinant of X's edges: ‖e‖² for a pair, (2·area)² for a triangle, (6·volume)² for a
+  /// tetrahedron. Its rounding error is that of the dot products it is built from, about
+  /// ε·max‖y‖² times the (‖e‖²)^(|X|−2) of the other factors, so it is compared with that.
+  [[nodiscard]] bool degenerate(unsigned s) {
+    const int n = kBitCount[s];
+    if (n < 2) return false;
+    if (scale2 < S(0)) {
+      // The largest ‖y‖² and the largest squared edge of Y (a pair's Δ^{ij}_i + Δ^{ij}_j is
+      // ‖y_i − y_j‖², already in the table).
+      scale2 = 0;
+      edge2 = 0;
+      for (unsigned i = 0; i < 4; ++i) {
+        if (!(all_bits & (1u << i))) continue;
+        scale2 = std::max(scale2, dp[i][i]);
+        for (unsigned j = 0; j < i; ++j) {
+          const unsigned pair = (1u << i) | (1u << j);
+          if (all_bits & (1u << j)) edge2 = std::max(edge2, det[pair][i] + det[pair][j]);
+        }
+      }
+    }
+    S sum = 0;
+    for (unsigned i = 0; i < 4; ++i)
+      if (s & (1u << i)) sum += det[s][i];
+    S ref = kDegenerate * scale2;
+    for (int k = 2; k < n; ++k) ref *= edge2;
+    return !(sum > ref);
+  }
+
  private:
   void compute_determinants() {
     det[last_bit][last] = 1;
@@ -178,35 +207,6 @@ struct Johnson {
       det[15][3] = det[7][0] * (dp[0][0] - dp[0][3]) + det[7][1] * (dp[1][0] - dp[1][3]) +
                    det[7][2] * (dp[2][0] - dp[2][3]);
     }
-  }
-
-  /// Rejects subsets whose vertices are affinely dependent up to rounding. Δ^X = Σ Δ_i^X is the
-  /// Gram determinant of X's edges: ‖e‖² for a pair, (2·area)² for a triangle, (6·volume)² for a
-  /// tetrahedron. Its rounding error is that of the dot products it is built from, about
-  /// ε·max‖y‖² times the (‖e‖²)^(|X|−2) of the other factors, so it is compared with that.
-  [[nodiscard]] bool degenerate(unsigned s) {
-    const int n = kBitCount[s];
-    if (n < 2) return false;
-    if (scale2 < S(0)) {
-      // The largest ‖y‖² and the largest squared edge of Y (a pair's Δ^{ij}_i + Δ^{ij}_j is
-      // ‖y_i − y_j‖², already in the table).
-      scale2 = 0;
-      edge2 = 0;
-      for (unsigned i = 0; i < 4; ++i) {
-        if (!(all_bits & (1u << i))) continue;
-        scale2 = std::max(scale2, dp[i][i]);
-        for (unsigned j = 0; j < i; ++j) {
-          const unsigned pair = (1u << i) | (1u << j);
-          if (all_bits & (1u << j)) edge2 = std::max(edge2, det[pair][i] + det[pair][j]);
-        }
-      }
-    }
-    S sum = 0;
-    for (unsigned i = 0; i < 4; ++i)
-      if (s & (1u << i)) sum += det[s][i];
-    S ref = kDegenerate * scale2;
-    for (int k = 2; k < n; ++k) ref *= edge2;
-    return !(sum > ref);
   }
 
   [[nodiscard]] bool valid(unsigned s) {
