@@ -19,6 +19,8 @@
 #include <impact/status.hpp>
 #include <impact/tolerances.hpp>
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 
 namespace impact {
@@ -192,6 +194,11 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
       status = Status::separated;
       break;
     }
+    // Keep W's membership and weights: adding writes only the new vertex's slot and the
+    // determinants that involve it, so W can be restored if the new simplex is rejected below.
+    const unsigned prev_bits = simplex.bits;
+    S prev_lambda[4];
+    std::copy(std::begin(simplex.lambda), std::end(simplex.lambda), prev_lambda);
     simplex.add(w, pa, pb);
     Vec3<S> next;
     const bool ok = simplex.closest(next);
@@ -213,6 +220,9 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
       if (nn < vv) {
         v = next;
         vv = nn;
+      } else {
+        simplex.bits = prev_bits;  // v stays W's: its witnesses must too
+        std::copy(std::begin(prev_lambda), std::end(prev_lambda), simplex.lambda);
       }
       status = lower_vw > S(0) ? Status::separated : Status::intersecting;
       break;

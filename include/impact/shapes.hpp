@@ -11,6 +11,7 @@
 #include <impact/status.hpp>
 #include <impact/tolerances.hpp>
 
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -22,9 +23,22 @@
 namespace impact {
 
 namespace detail {
+/// d itself, or d rescaled so its largest component is ±1 when its squared length would
+/// underflow or overflow: support mappings that normalise stay right for any length of d.
+template <class S>
+[[nodiscard]] inline Vec3<S> tame(const Vec3<S>& d) {
+  constexpr S lo = std::numeric_limits<S>::min() / std::numeric_limits<S>::epsilon();
+  constexpr S hi = std::numeric_limits<S>::max() / S(8);
+  const S n2 = d.squaredNorm();
+  if (n2 >= lo && n2 <= hi) return d;  // the usual case: no rescaling
+  const S m = d.cwiseAbs().maxCoeff();
+  return m > S(0) && m <= std::numeric_limits<S>::max() ? Vec3<S>(d / m) : d;
+}
+
 /// d scaled to length r, or r along +z when d is zero (any direction is a valid answer then).
 template <class S>
-[[nodiscard]] inline Vec3<S> scaled_direction(const Vec3<S>& d, S r) {
+[[nodiscard]] inline Vec3<S> scaled_direction(const Vec3<S>& dir, S r) {
+  const Vec3<S> d = tame(dir);
   const S n2 = d.squaredNorm();
   if (n2 > S(0)) return d * (r / std::sqrt(n2));
   return Vec3<S>(S(0), S(0), r);
@@ -76,7 +90,8 @@ template <class S>
 struct Cylinder {
   S radius = S(0);       ///< Radius of the caps (length, ≥ 0).
   S half_height = S(0);  ///< Half height along z (length, ≥ 0).
-  [[nodiscard]] Vec3<S> support(const Vec3<S>& d) const {
+  [[nodiscard]] Vec3<S> support(const Vec3<S>& dir) const {
+    const Vec3<S> d = detail::tame(dir);
     const S s2 = d.x() * d.x() + d.y() * d.y();
     const S z = detail::signed_extent(d.z(), half_height);
     if (s2 > S(0)) {
@@ -92,7 +107,8 @@ template <class S>
 struct Cone {
   S radius = S(0);       ///< Base radius (length, ≥ 0).
   S half_height = S(0);  ///< Half height along z (length, ≥ 0).
-  [[nodiscard]] Vec3<S> support(const Vec3<S>& d) const {
+  [[nodiscard]] Vec3<S> support(const Vec3<S>& dir) const {
+    const Vec3<S> d = detail::tame(dir);
     const S s = std::sqrt(d.x() * d.x() + d.y() * d.y());
     // The farthest point is the apex or a point of the base rim: compare their dot products.
     const S apex = d.z() * half_height;

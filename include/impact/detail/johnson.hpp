@@ -66,6 +66,10 @@ struct Johnson {
 
   /// Adds w = pa − pb as the newest vertex and computes the determinants that involve it.
   void add(const Vec3<S>& w, const Vec3<S>& pa, const Vec3<S>& pb) {
+    // A full simplex has no free slot: the callers stop before adding to one. Should one not
+    // (non-finite input slipping past validation), replace the newest vertex rather than write
+    // out of bounds.
+    if (bits == 15u) bits &= ~last_bit;
     last = 0;
     last_bit = 1;
     while (bits & last_bit) {
