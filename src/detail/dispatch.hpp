@@ -69,7 +69,9 @@ bool size_ok(S x) {
 }
 template <class S>
 bool point_ok(const Vec3<S>& p) {
-  return p.cwiseAbs().maxCoeff() <= Tolerances<S>::max_magnitude;  // false for NaN too
+  // Component by component: a comparison with NaN is false (Eigen's maxCoeff may skip a NaN).
+  constexpr S m = Tolerances<S>::max_magnitude;
+  return std::abs(p.x()) <= m && std::abs(p.y()) <= m && std::abs(p.z()) <= m;
 }
 template <class S>
 bool shape_ok(const Shape<S>& s) {
@@ -78,7 +80,8 @@ bool shape_ok(const Shape<S>& s) {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, Point<S>>) return true;
         else if constexpr (std::is_same_v<T, Sphere<S>>) return size_ok(x.radius);
-        else if constexpr (std::is_same_v<T, Box<S>>) return size_ok(x.half_extents.minCoeff()) && point_ok(x.half_extents);
+        else if constexpr (std::is_same_v<T, Box<S>>)
+          return size_ok(x.half_extents.x()) && size_ok(x.half_extents.y()) && size_ok(x.half_extents.z());
         else if constexpr (std::is_same_v<T, Capsule<S>> || std::is_same_v<T, Cylinder<S>> || std::is_same_v<T, Cone<S>>)
           return size_ok(x.radius) && size_ok(x.half_height);
         else if constexpr (std::is_same_v<T, Segment<S>>) return point_ok(x.a) && point_ok(x.b);
