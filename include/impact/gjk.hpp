@@ -281,6 +281,10 @@ template <class S, class A, class B>
   Vec3<S> pa = g.pa, pb = g.pb;
   if (g.status == Status::intersecting) {
     r.distance = S(0);
+    // One common point for both: the cores' witnesses are within ra + rb of each other, so the
+    // point dividing them in the ratio ra : rb is within ra of A's core and rb of B's.
+    const S radii = radius_a + radius_b;
+    if (radii > S(0)) pa = pb = pa + (radius_a / radii) * (pb - pa);
   } else {
     r.distance = std::max(S(0), len - radius_a - radius_b);
     pa += radius_a * n;
