@@ -6,6 +6,9 @@
 // throwing `Bad`, caught in `answer_line`; the library itself never throws.
 #include "protocol.hpp"
 
+#include "mesh_protocol.hpp"
+#include "parse.hpp"
+
 #include <impact/cast.hpp>
 #include <impact/query.hpp>
 
@@ -21,213 +24,6 @@
 
 namespace impact::cli {
 namespace {
-
-using json = nlohmann::json;
-using ojson = nlohmann::ordered_json;
-
-struct Bad {
-  std::string message;
-};
-
-/// Stands in for a number literal too large for a double (1e400): nlohmann rejects the whole
-/// line for it, which would lose the id. The parser turns it into "not finite" for its field.
-constexpr std::string_view kOverflow = "\x01overflow";
-
-std::string join(const std::string& path, std::string_view key) {
-  return path.empty() ? std::string(key) : path + "." + std::string(key);
-}
-
-/// Replaces number literals that overflow a double by the kOverflow string, outside strings.
-std::string neutralize_overflow(const std::string& line) {
-  std::string out;
-  out.reserve(line.size() + 16);
-  bool in_string = false;
-  for (std::size_t i = 0; i < line.size();) {
-    const char c = line[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < line.size()) {
-        out += line[i + 1];
-        i += 2;
-        continue;
-      }
-      if (c == '"') in_string = false;
-      ++i;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      out += c;
-      ++i;
-      continue;
-    }
-    if (c == '-' || (c >= '0' && c <= '9')) {
-      std::size_t j = i + 1;
-      while (j < line.size() && (std::isdigit(static_cast<unsigned char>(line[j])) || line[j] == '.' ||
-                                 line[j] == 'e' || line[j] == 'E' || line[j] == '+' || line[j] == '-'))
-        ++j;
-      const std::string tok = line.substr(i, j - i);
-      const double x = std::strtod(tok.c_str(), nullptr);
-      if (std::isinf(x)) {
-        out += "\"\\u0001overflow\"";  // the JSON spelling of kOverflow
-      } else {
-        out += tok;
-      }
-      i = j;
-      continue;
-    }
-    out += c;
-    ++i;
-  }
-  return out;
-}
-
-/// The fields of one JSON object: records which keys the parser asked for, so `finish` can
-/// reject the rest (a typo must not silently change a query).
-class Fields {
- public:
-  Fields(const json& j, std::string path) : j_(j), path_(std::move(path)) {
-    if (!j.is_object()) throw Bad{(path_.empty() ? std::string("line") : path_) + ": expected a JSON object"};
-  }
-  const json* optional(std::string_view key) {
-    allowed_.push_back(key);
-    auto it = j_.find(key);
-    return it == j_.end() ? nullptr : &*it;
-  }
-  const json& required(std::string_view key) {
-    const json* p = optional(key);
-    if (!p) throw Bad{join(path_, key) + ": missing"};
-    return *p;
-  }
-  [[nodiscard]] std::string at(std::string_view key) const { return join(path_, key); }
-  void finish() const {
-    for (auto it = j_.begin(); it != j_.end(); ++it) {
-      bool ok = false;
-      for (auto k : allowed_) ok = ok || k == it.key();
-      if (!ok) throw Bad{join(path_, it.key()) + ": unknown field"};
-    }
-  }
-
- private:
-  const json& j_;
-  std::string path_;
-  std::vector<std::string_view> allowed_;
-};
-
-double number(const json& v, const std::string& path) {
-  if (v.is_string() && v.get_ref<const std::string&>() == kOverflow) throw Bad{path + ": not finite"};
-  if (!v.is_number()) throw Bad{path + ": expected a number"};
-  const double x = v.get<double>();
-  if (!std::isfinite(x)) throw Bad{path + ": not finite"};
-  if (std::abs(x) > Tolerances<double>::max_magnitude) throw Bad{path + ": out of range (|x| > 1e12)"};
-  return x;
-}
-
-double size(const json& v, const std::string& path) {
-  const double x = number(v, path);
-  if (x < 0) throw Bad{path + ": negative"};
-  return x;
-}
-
-Vec3<double> vec(const json& v, const std::string& path) {
-  if (!v.is_array() || v.size() != 3) throw Bad{path + ": expected [x, y, z]"};
-  return {number(v[0], path + ".0"), number(v[1], path + ".1"), number(v[2], path + ".2")};
-}
-
-std::string text(const json& v, const std::string& path) {
-  if (!v.is_string()) throw Bad{path + ": expected a string"};
-  return v.get<std::string>();
-}
-
-Shape<double> parse_shape(const json& j, const std::string& path) {
-  Fields f(j, path);
-  const std::string type = text(f.required("type"), f.at("type"));
-  Shape<double> s;
-  if (type == "point") {
-    s = Point<double>{};
-  } else if (type == "sphere") {
-    s = Sphere<double>{size(f.required("radius"), f.at("radius"))};
-  } else if (type == "box") {
-    const Vec3<double> h = vec(f.required("half_extents"), f.at("half_extents"));
-    for (int i = 0; i < 3; ++i)
-      if (h[i] < 0) throw Bad{f.at("half_extents") + "." + std::to_string(i) + ": negative"};
-    s = Box<double>{h};
-  } else if (type == "capsule" || type == "cylinder" || type == "cone") {
-    const double r = size(f.required("radius"), f.at("radius"));
-    const double h = size(f.required("half_height"), f.at("half_height"));
-    if (type == "capsule") s = Capsule<double>{r, h};
-    else if (type == "cylinder") s = Cylinder<double>{r, h};
-    else s = Cone<double>{r, h};
-  } else if (type == "segment") {
-    s = Segment<double>{vec(f.required("a"), f.at("a")), vec(f.required("b"), f.at("b"))};
-  } else if (type == "triangle") {
-    s = Triangle<double>{vec(f.required("a"), f.at("a")), vec(f.required("b"), f.at("b")),
-                         vec(f.required("c"), f.at("c"))};
-  } else if (type == "hull") {
-    const json& pts = f.required("points");
-    if (!pts.is_array() || pts.empty()) throw Bad{f.at("points") + ": expected a non-empty array of [x, y, z]"};
-    std::vector<Vec3<double>> p;
-    p.reserve(pts.size());
-    for (std::size_t i = 0; i < pts.size(); ++i) p.push_back(vec(pts[i], f.at("points") + "." + std::to_string(i)));
-    auto built = Hull<double>::build(p);
-    if (!built.ok()) throw Bad{join(path, built.error)};
-    s = std::move(built.hull);
-  } else if (type == "minkowski") {
-    auto a = std::make_shared<const Shape<double>>(parse_shape(f.required("a"), f.at("a")));
-    auto b = std::make_shared<const Shape<double>>(parse_shape(f.required("b"), f.at("b")));
-    s = MinkowskiShape<double>{std::move(a), std::move(b)};
-  } else {
-    throw Bad{f.at("type") + ": unknown shape type '" + type + "'"};
-  }
-  f.finish();
-  return s;
-}
-
-Pose<double> parse_pose(const json& j, const std::string& path) {
-  Fields f(j, path);
-  Pose<double> p;
-  if (const json* v = f.optional("position")) p.position = vec(*v, f.at("position"));
-  if (const json* v = f.optional("rotation")) {
-    const std::string rp = f.at("rotation");
-    if (!v->is_array() || v->size() != 4) throw Bad{rp + ": expected [w, x, y, z]"};
-    double q[4];
-    for (int i = 0; i < 4; ++i) q[i] = number((*v)[i], rp + "." + std::to_string(i));
-    const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (!(std::abs(n - 1.0) <= Tolerances<double>::unit_quaternion)) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.9g", n);
-      throw Bad{rp + ": norm " + buf + " is not 1 (a unit quaternion [w, x, y, z] is required)"};
-    }
-    p.rotation = Quat<double>(q[0] / n, q[1] / n, q[2] / n, q[3] / n);
-  }
-  f.finish();
-  return p;
-}
-
-struct Motion {
-  Pose<double> pose;
-  Vec3<double> linear = Vec3<double>::Zero();
-  Vec3<double> angular = Vec3<double>::Zero();
-};
-
-Motion parse_motion(const json& j, const std::string& path) {
-  Fields f(j, path);
-  Motion m;
-  if (const json* v = f.optional("pose")) m.pose = parse_pose(*v, f.at("pose"));
-  m.linear = vec(f.required("linear_velocity"), f.at("linear_velocity"));
-  m.angular = vec(f.required("angular_velocity"), f.at("angular_velocity"));
-  f.finish();
-  return m;
-}
-
-Pose<double> pose_or_identity(Fields& f, std::string_view key) {
-  const json* v = f.optional(key);
-  return v ? parse_pose(*v, f.at(key)) : Pose<double>{};
-}
-
-void put_vec(ojson& o, const char* key, const auto& v) {
-  o[key] = {static_cast<double>(v.x()), static_cast<double>(v.y()), static_cast<double>(v.z())};
-}
 
 template <class S>
 void answer_distance(const Shape<double>& a, const Pose<double>& pa, const Shape<double>& b, const Pose<double>& pb,
@@ -370,8 +166,8 @@ void answer_query(const json& j, ojson& out) {
     if (const json* v = f.optional("tolerance"); v && !(size(*v, "tolerance") > 0)) throw Bad{"tolerance: must be positive"};
     f.finish();
     not_implemented(q);
-  } else if (q == "define_mesh" || q == "mesh_ray_cast" || q == "mesh_sphere_cast" || q == "mesh_shape_cast") {
-    not_implemented(q);
+  } else if (is_mesh_query(q)) {
+    answer_mesh_query(q, f, use_float, out);
   } else {
     throw Bad{"query: unknown query '" + q + "'"};
   }
