@@ -11,6 +11,7 @@
 
 #include <impact/cast.hpp>
 #include <impact/query.hpp>
+#include <impact/toi.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -89,6 +90,28 @@ void answer_cast(const Shape<double>& a, const Pose<double>& pa, const Vec3<doub
   out["iterations"] = h.iterations;
 }
 
+template <class S>
+void answer_toi(const Shape<double>& a, const Motion& ma, const Shape<double>& b, const Motion& mb, ToiMethod method,
+                double target, double tolerance, ojson& out) {
+  ToiOptions<S> opt;
+  opt.method = method;
+  opt.target_distance = static_cast<S>(target);
+  opt.tolerance = std::max(static_cast<S>(tolerance), Tolerances<S>::cast_tolerance * S(1e-2));
+  auto motion = [](const Motion& m) {
+    return impact::Motion<S>{m.pose.cast<S>(), m.linear.cast<S>(), m.angular.cast<S>()};
+  };
+  const ToiHit<S> h = time_of_impact<S>(as<S>(a), motion(ma), as<S>(b), motion(mb), opt);
+  if (h.status == Status::invalid_input) throw Bad{h.error};
+  out["status"] = std::string(to_string(h.status));
+  out["toi"] = static_cast<double>(h.toi);
+  if (h.status == Status::hit) {
+    put_vec(out, "point_a", h.point_a);
+    put_vec(out, "point_b", h.point_b);
+    put_vec(out, "normal", h.normal);
+  }
+  out["iterations"] = h.iterations;
+}
+
 bool float_precision(Fields& f) {
   const json* p = f.optional("precision");
   if (!p) return false;
@@ -108,10 +131,6 @@ std::string method_in(Fields& f, std::initializer_list<std::string_view> allowed
   std::string list;
   for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
   throw Bad{"method: unknown method '" + s + "' (expected one of " + list + ")"};
-}
-
-[[noreturn]] void not_implemented(const std::string& q) {
-  throw Bad{"query: '" + q + "' is not implemented yet"};
 }
 
 void answer_query(const json& j, ojson& out) {
@@ -157,15 +176,22 @@ void answer_query(const json& j, ojson& out) {
     if (use_float) answer_cast<float>(a, pa, va, b, pb, vb, m, target, tolerance, out);
     else answer_cast<double>(a, pa, va, b, pb, vb, m, target, tolerance, out);
   } else if (q == "time_of_impact") {
-    parse_shape(f.required("a"), "a");
-    parse_motion(f.required("motion_a"), "motion_a");
-    parse_shape(f.required("b"), "b");
-    parse_motion(f.required("motion_b"), "motion_b");
-    method_in(f, {"extrusion_brent", "conservative_advancement"});
-    if (const json* v = f.optional("target_distance")) size(*v, "target_distance");
-    if (const json* v = f.optional("tolerance"); v && !(size(*v, "tolerance") > 0)) throw Bad{"tolerance: must be positive"};
+    const Shape<double> a = parse_shape(f.required("a"), "a");
+    const Motion ma = parse_motion(f.required("motion_a"), "motion_a");
+    const Shape<double> b = parse_shape(f.required("b"), "b");
+    const Motion mb = parse_motion(f.required("motion_b"), "motion_b");
+    const std::string method = method_in(f, {"extrusion_brent", "conservative_advancement"});
+    double target = 0, tolerance = 1e-6;
+    if (const json* v = f.optional("target_distance")) target = size(*v, "target_distance");
+    if (const json* v = f.optional("tolerance")) {
+      tolerance = size(*v, "tolerance");
+      if (!(tolerance > 0)) throw Bad{"tolerance: must be positive"};
+    }
     f.finish();
-    not_implemented(q);
+    const ToiMethod m = method == "conservative_advancement" ? ToiMethod::conservative_advancement
+                                                              : ToiMethod::extrusion_brent;
+    if (use_float) answer_toi<float>(a, ma, b, mb, m, target, tolerance, out);
+    else answer_toi<double>(a, ma, b, mb, m, target, tolerance, out);
   } else if (is_mesh_query(q)) {
     answer_mesh_query(q, f, use_float, out);
   } else {

@@ -1,0 +1,9 @@
+// impact — toi_double.cpp: the double instantiation of toi_impl.hpp.
+#include "toi_impl.hpp"
+
+namespace impact {
+
+template ToiHit<double> time_of_impact<double>(const Shape<double>&, const Motion<double>&, const Shape<double>&, const Motion<double>&,
+                                       const ToiOptions<double>&);
+
+}  // namespace impact

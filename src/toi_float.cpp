@@ -1,0 +1,9 @@
+// impact — toi_float.cpp: the float instantiation of toi_impl.hpp.
+#include "toi_impl.hpp"
+
+namespace impact {
+
+template ToiHit<float> time_of_impact<float>(const Shape<float>&, const Motion<float>&, const Shape<float>&, const Motion<float>&,
+                                       const ToiOptions<float>&);
+
+}  // namespace impact
