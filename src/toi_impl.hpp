@@ -175,39 +175,56 @@ class ToiSolver {
     dirs_[worst] = Dir{s, lo, lo};
   }
 
-  /// Largest step from t_lo (at most dt_x) that the bound should certify, assuming the best
-  /// direction's separation falls linearly to f_x at dt_x; never below the advancement step.
-  S certifiable_step(S dt_x, S f_x) const {
+  /// After a rejected test of [t_lo, t_lo + dt]: the next step to try, at most `limit`. For each
+  /// stored direction, assume its separation runs linearly between its values at the ends of the
+  /// rejected interval and find the longest step whose bound should pass with a margin; take the
+  /// best direction, never less than the advancement step (which the bound always certifies).
+  S next_step(S dt, S limit) const {
     const S target = opt_.target_distance + slack_;
-    int best = 0;
-    for (int i = 1; i < count_; ++i)
-      if (dirs_[i].lo > dirs_[best].lo) best = i;
-    const Dir& d = dirs_[best];
-    const S k = rot_speed(d.s);
-    const S rate = k - d.s.dot(vrel_);
-    const S safe = rate > S(0) ? S(0.999) * (d.lo - target) / rate : dt_x;
-    auto ok = [&](S dt) {
-      const S model = d.lo + (f_x - d.lo) * (dt / dt_x);
-      return std::min(d.lo, model) - target >= S(2) * std::min(k * dt / S(2), accel_ * dt * dt / S(8));
-    };
-    if (ok(dt_x)) return dt_x;
-    S lo = 0, hi = dt_x;
-    for (int i = 0; i < 40; ++i) {
-      const S mid = S(0.5) * (lo + hi);
-      (ok(mid) ? lo : hi) = mid;
+    S step = 0, safe = 0;
+    for (int i = 0; i < count_; ++i) {
+      const Dir& d = dirs_[i];
+      const S k = rot_speed(d.s);
+      const S rate = k - d.s.dot(vrel_);
+      safe = std::max(safe, rate > S(0) ? S(0.999) * (d.lo - target) / rate : limit);
+      auto ok = [&](S h) {
+        const S model = d.lo + (d.hi - d.lo) * (h / dt);
+        return std::min(d.lo, model) - target >= S(1.5) * std::min(k * h / S(2), accel_ * h * h / S(8));
+      };
+      if (ok(limit)) {
+        step = limit;
+        break;
+      }
+      S lo = 0, hi = limit;
+      for (int it = 0; it < 30; ++it) {
+        const S mid = S(0.5) * (lo + hi);
+        (ok(mid) ? lo : hi) = mid;
+      }
+      step = std::max(step, lo);
     }
-    return std::clamp(std::max(lo, safe), std::min(dt_x, std::numeric_limits<S>::min()), dt_x);
+    return std::min(limit, std::max(step, safe));
   }
 
   /// Vlack & Tachi's extrusion test with Brent's method, on intervals [t_lo, t_try].
+  ///
+  /// Paper mode: the stored directions accept an interval when one separates at both ends, and
+  /// Brent's method on their largest supporting distance F picks the next t_x. Conservative mode
+  /// (default) accepts only what the rotation bound proves, and where the stored directions
+  /// see the gap close it checks with GJK: contact found at t_c brackets the first contact in
+  /// [t_lo, t_c], which Brent's method then narrows on the exact distance; the intervals up to
+  /// Brent's root are then proven free one by one, each as long as the bound allows.
   void extrude(ToiHit<S>& out) {
     const S target = opt_.target_distance;
     const S aim = target + opt_.tolerance / S(2);  // Brent aims inside the accepted window
+    const bool paper = opt_.paper_acceptance;
+    const S xtol = std::max(opt_.tolerance / (S(4) * std::max(speed_, std::numeric_limits<S>::min())),
+                            S(8) * std::numeric_limits<S>::epsilon());
     S t_lo = 0;
     add_direction(lo_.normal, separation(lo_.normal, lo_tf_a_, lo_tf_b_));
-    bool bracket = false;  // t_hi: where the stored directions last saw the gap close
-    S t_hi = 1, t_try = 1;
-    bool far_end_tried = opt_.paper_acceptance;
+    S t_try = 1;
+    S t_c = 2;     // a time where GJK found the shapes within the target (2: none yet)
+    S cand = -1;   // a time past t_lo where GJK found them apart; its axis is stored
+    bool far_end_tried = paper;
     int certified_by = 0;
     for (;;) {
       if (stats_.interval_tests >= opt_.max_iterations || count_ == 0) {
@@ -221,13 +238,18 @@ class ToiSolver {
       for (int i = 0; i < count_; ++i) {
         dirs_[i].hi = separation(dirs_[i].s, ta, tb);
         f_try = std::max(f_try, dirs_[i].hi);
-        const S lb = opt_.paper_acceptance ? dirs_[i].hi : lower_bound(dirs_[i], dt);
+        const S lb = paper ? dirs_[i].hi : lower_bound(dirs_[i], dt);
         if (lb > best) {
           best = lb;
           certified_by = i;
         }
       }
-      const bool accepted = opt_.paper_acceptance ? best > target : best > target + slack_;
+      const bool accepted = paper ? best > target : best > target + slack_;
+#ifdef IMPACT_TOI_TRACE
+      std::fprintf(stderr, "test %d [%.17g, %.17g] dirs %d best_lb %.6g f_try %.6g D_lo %.6g %s\n", stats_.interval_tests,
+                   double(t_lo), double(t_try), count_, double(best), double(f_try), double(lo_.distance),
+                   accepted ? "ACCEPT" : "reject");
+#endif
       if (accepted) {
         if (t_try >= S(1)) {
           stats_.photo_finish = stats_.interval_tests > 1;
@@ -255,60 +277,137 @@ class ToiSolver {
         }
         count_ = kept;
         add_direction(lo_.normal, separation(lo_.normal, ta, tb));
-        if (bracket && t_hi <= t_lo) bracket = false;
-        t_try = bracket ? t_hi : S(1);
+        if (cand > t_lo) {
+          t_try = cand;
+        } else if (t_c <= S(1)) {
+          if (!narrow(t_lo, t_c, cand, t_try, aim, xtol)) {
+            finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+            return;
+          }
+        } else {
+          t_try = 1;
+        }
         continue;
       }
+      // Beyond the paper: GJK's axis at t = 1 often separates at t = 0 too (bodies passing each
+      // other), which settles [0, 1] in one more test.
       if (!far_end_tried) {
-        // Beyond the paper: GJK's axis at t = 1 often separates at t = 0 too (bodies passing
-        // each other), which settles [0, 1] in one more test.
         far_end_tried = true;
         const DistanceResult<S> r1 = distance(ta, tb);
-        if (r1.status == Status::separated) {
-          add_direction(r1.normal, separation(r1.normal, lo_tf_a_, lo_tf_b_));
-          continue;
-        }
-      }
-      // The interval is not proven free. Pick t_x by Brent's method on the largest supporting
-      // distance of the stored directions when they see the gap close before t_try.
-      S t_x = t_try, f_x = f_try;
-      if (f_try < aim) {
-        bracket = true;
-        t_hi = t_try;
-        S f_lo = -std::numeric_limits<S>::infinity();
-        for (int i = 0; i < count_; ++i) f_lo = std::max(f_lo, dirs_[i].lo);
-        if (f_lo - aim > S(0)) {
-          auto f = [&](S t) {
-            const Transform<S> fa = ka_.at(t), fb = kb_.at(t);
-            S m = -std::numeric_limits<S>::infinity();
-            for (int i = 0; i < count_; ++i) m = std::max(m, separation(dirs_[i].s, fa, fb));
-            return m - aim;
-          };
-          const S xtol = std::max(opt_.tolerance / (S(4) * std::max(speed_, std::numeric_limits<S>::min())),
-                                  S(8) * std::numeric_limits<S>::epsilon());
-          const auto root = detail::brent_root<S>(f, t_lo, f_lo - aim, t_try, f_try - aim, xtol, 60);
-          t_x = root.positive;
-          f_x = root.f_positive + aim;
+        if (r1.status == Status::intersecting || r1.distance <= target) {
+          t_c = t_try;
         } else {
-          t_x = t_lo + (t_try - t_lo) / S(2);
-          f_x = f_lo;
+          const int before = count_;
+          add_direction(r1.normal, separation(r1.normal, lo_tf_a_, lo_tf_b_));
+          if (count_ != before) continue;
         }
       }
-      if (opt_.paper_acceptance) {
-        t_try = t_x > t_lo ? t_x : t_lo + (t_try - t_lo) / S(2);
-        if (!(t_try > t_lo)) {
+      if (!paper && t_c <= t_try) {
+        // Contact is known at t_c within the rejected interval: Brent's method on the distance.
+        if (!narrow(t_lo, t_c, cand, t_try, aim, xtol)) {
           finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
           return;
         }
         continue;
       }
-      const S step = t_x > t_lo ? certifiable_step(t_x - t_lo, f_x) : S(0);
-      t_try = step > S(0) ? t_lo + step : t_lo + (t_try - t_lo) / S(2);
+      S f_lo = -std::numeric_limits<S>::infinity();
+      for (int i = 0; i < count_; ++i) f_lo = std::max(f_lo, dirs_[i].lo);
+      if (f_try < aim && f_lo > aim && (paper || (cand <= t_lo && t_c > S(1)))) {
+        // The stored directions see the gap close before t_try: Brent's method on their largest
+        // supporting distance picks t_x, on the safe side of its root (the paper's step).
+        auto f = [&](S t) {
+          const Transform<S> fa = ka_.at(t), fb = kb_.at(t);
+          S m = -std::numeric_limits<S>::infinity();
+          for (int i = 0; i < count_; ++i) m = std::max(m, separation(dirs_[i].s, fa, fb));
+          return m - aim;
+        };
+        const auto root = detail::brent_root<S>(f, t_lo, f_lo - aim, t_try, f_try - aim, xtol, 60);
+        stats_.brent_evals += root.evaluations;
+        const S t_x = root.positive > t_lo ? root.positive : t_lo + S(0.5) * (root.negative - t_lo);
+        if (!(t_x > t_lo && t_x < t_try)) {
+          finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+          return;
+        }
+        t_try = t_x;
+        if (!paper) {
+          // Beyond the paper: is the gap really closed at t_x? A stored direction underestimates
+          // the gap (its support runs to the tip of a turning edge).
+          const DistanceResult<S> rx = distance(ka_.at(t_x), kb_.at(t_x));
+          if (rx.status == Status::intersecting || rx.distance <= target) {
+            t_c = t_x;
+            if (!narrow(t_lo, t_c, cand, t_try, aim, xtol)) {
+              finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+              return;
+            }
+          } else {
+            add_direction(rx.normal, separation(rx.normal, lo_tf_a_, lo_tf_b_));
+            cand = t_x;
+            // The secant through the exact distances at t_lo and t_x predicts contact; if GJK
+            // confirms it, the first contact is bracketed.
+            S t0 = t_lo, d0 = lo_.distance, t1 = t_x, d1 = rx.distance;
+            for (int k = 0; k < 3 && d0 > d1; ++k) {
+              const S tp = std::min(S(1), t1 + (d1 - aim) * (t1 - t0) / (d0 - d1));
+              if (!(tp > t1)) break;
+              const DistanceResult<S> rp = distance(ka_.at(tp), kb_.at(tp));
+              if (rp.status == Status::intersecting || rp.distance <= target) {
+                t_c = tp;
+                if (!narrow(t_lo, t_c, cand, t_try, aim, xtol)) {
+                  finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+                  return;
+                }
+                break;
+              }
+              if (tp >= S(1)) break;
+              t0 = t1;
+              d0 = d1;
+              t1 = tp;
+              d1 = rp.distance;
+            }
+          }
+        }
+        continue;
+      }
+      // The stored directions keep the shapes apart at t_try, but the rotation bound cannot
+      // prove the whole interval: try the longest step the bound should certify.
+      S step = paper ? dt / S(2) : next_step(dt, dt);
+      if (!(step < dt)) step = dt / S(2);
+      t_try = t_lo + step;
       if (!(t_try > t_lo)) {  // no representable progress: report the proven bound
         finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
         return;
       }
     }
+  }
+
+  /// Brent's method on the exact distance over [t_lo, t_c] (GJK at t_lo: apart by more than
+  /// the window; at t_c: within the target). Sets `cand` and `t_try` to the root's safe side,
+  /// where the distance is inside the window, stores GJK's axis there, and moves t_c to the
+  /// root's other side. False when the bracket cannot be narrowed.
+  bool narrow(S t_lo, S& t_c, S& cand, S& t_try, S aim, S xtol) {
+    DistanceResult<S> at_root;
+    S t_root = -1;
+    auto g = [&](S t) {
+      const DistanceResult<S> r = distance(ka_.at(t), kb_.at(t));
+      const S v = r.status == Status::intersecting ? -aim : r.distance - aim;
+      if (v > S(0) && (t_root < S(0) || t > t_root)) {
+        t_root = t;
+        at_root = r;
+      }
+      return v;
+    };
+    const auto root = detail::brent_root<S>(g, t_lo, lo_.distance - aim, t_c, -aim, xtol, 60);
+    stats_.brent_evals += root.evaluations;
+    t_c = root.negative;
+    if (!(root.positive > t_lo)) {
+      // Every probe fell on the contact side: try halfway to it.
+      cand = -1;
+      t_try = t_lo + S(0.5) * (t_c - t_lo);
+      return t_try > t_lo;
+    }
+    if (t_root != root.positive) at_root = distance(ka_.at(root.positive), kb_.at(root.positive));
+    cand = t_try = root.positive;
+    if (at_root.status == Status::separated) add_direction(at_root.normal, separation(at_root.normal, lo_tf_a_, lo_tf_b_));
+    return true;
   }
 
   static constexpr int kMaxDirs = 8;
