@@ -68,7 +68,7 @@ class ToiSolver {
     lo_tf_a_ = ka_.at(S(0));
     lo_tf_b_ = kb_.at(S(0));
     lo_ = distance(lo_tf_a_, lo_tf_b_);
-    if (lo_.status == Status::intersecting || lo_.distance <= opt_.target_distance + opt_.tolerance) {
+    if (within_window(lo_, lo_tf_a_, lo_tf_b_)) {
       finish(out, Status::initially_overlapping, S(0), lo_, Vec3<S>::Zero());
       return out;
     }
@@ -97,10 +97,27 @@ class ToiSolver {
     return s.dot(pb - pa) - ra_ - rb_;
   }
 
+  /// GJK distance at (ta, tb), warm-started from the previous call. An answer within the window
+  /// (distance ≤ target + tolerance, or touching) is confirmed by a cold GJK, whose answer is
+  /// kept: in float, a warm start next to contact can end on a flat simplex and report the
+  /// shapes touching while they are a few tolerances apart.
   DistanceResult<S> distance(const Transform<S>& ta, const Transform<S>& tb) {
     ++stats_.gjk_calls;
-    return gjk_distance<S>(a_, ra_, ta, b_, rb_, tb, gopt_, &cache_);
+    DistanceResult<S> r = gjk_distance<S>(a_, ra_, ta, b_, rb_, tb, gopt_, &cache_);
+    if (within(r)) {
+      ++stats_.gjk_calls;
+      cache_.count = 0;  // cold: no simplex, no axis, no hull hints
+      cache_.axis.setZero();
+      cache_.hint_a = cache_.hint_b = -1;
+      r = gjk_distance<S>(a_, ra_, ta, b_, rb_, tb, gopt_, &cache_);
+    }
+    return r;
   }
+
+  bool within(const DistanceResult<S>& r) const {
+    return r.status == Status::intersecting || r.distance <= opt_.target_distance + opt_.tolerance;
+  }
+  bool within_window(const DistanceResult<S>& r, const Transform<S>&, const Transform<S>&) const { return within(r); }
 
   /// Proven lower bound of sep(s, t) over an interval of length dt with sep = lo at its start
   /// and hi at its end.
@@ -156,7 +173,7 @@ class ToiSolver {
       ta = ka_.at(t);
       tb = kb_.at(t);
       r = distance(ta, tb);
-      if (r.status == Status::intersecting || r.distance <= opt_.target_distance + opt_.tolerance) {
+      if (within_window(r, ta, tb)) {
         finish(out, Status::hit, t, r, s);
         return;
       }
@@ -262,7 +279,7 @@ class ToiSolver {
         lo_tf_a_ = ta;
         lo_tf_b_ = tb;
         lo_ = distance(ta, tb);
-        if (lo_.status == Status::intersecting || lo_.distance <= target + opt_.tolerance) {
+        if (within_window(lo_, ta, tb)) {
           finish(out, Status::hit, t_lo, lo_, fallback);
           return;
         }
