@@ -412,7 +412,10 @@ class ToiSolver {
       }
       return v;
     };
-    const auto root = detail::brent_root<S>(g, t_lo, lo_.distance - aim, t_c, -aim, xtol, 60);
+    // Stop as soon as a probe lands inside the window above the aim: that time is the answer,
+    // once the intervals up to it are proven free.
+    const auto root =
+        detail::brent_root<S>(g, t_lo, lo_.distance - aim, t_c, -aim, xtol, 60, S(0.45) * opt_.tolerance);
     stats_.brent_evals += root.evaluations;
     t_c = root.negative;
     if (!(root.positive > t_lo)) {

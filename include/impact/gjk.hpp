@@ -88,6 +88,27 @@ template <class S, class T>
     return shape.support(d);
 }
 
+/// A direction accurate to rounding in which the origin lies beyond the simplex W (oriented
+/// like v): the normal of a triangle W, the perpendicular from the origin to the line of an
+/// edge W, v itself for a single vertex. Zero when W is degenerate.
+template <class S>
+Vec3<S> simplex_normal(const Johnson<S>& w, const Vec3<S>& v) {
+  int idx[4], n = 0;
+  for (int i = 0; i < 4; ++i)
+    if (w.bits & (1u << i)) idx[n++] = i;
+  Vec3<S> d = Vec3<S>::Zero();
+  if (n == 3) {
+    d = (w.y[idx[1]] - w.y[idx[0]]).cross(w.y[idx[2]] - w.y[idx[0]]);
+  } else if (n == 2) {
+    const Vec3<S> e = w.y[idx[1]] - w.y[idx[0]];
+    d = e.cross(w.y[idx[0]].cross(e));  // in the plane of the edge and the origin, ⊥ e
+  } else if (n == 1) {
+    d = v;
+  }
+  if (d.dot(v) < S(0)) d = -d;
+  return d;
+}
+
 /// Core GJK loop, in A's local frame. `Boolean` selects the intersection test (separating-axis
 /// early out) over the distance query.
 template <bool Boolean, class S, class A, class B>
@@ -203,6 +224,10 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
     Vec3<S> next;
     const bool ok = simplex.closest(next);
     const S nn = next.squaredNorm();
+#ifdef IMPACT_GJK_TRACE
+    std::fprintf(stderr, "gjk it %d vv %.9g vw %.9g -> ok %d nn %.9g bits %x full %d degenerate %d\n", it, double(vv),
+                 double(vw), int(ok), double(nn), simplex.bits, int(simplex.full()), int(simplex.degenerate(15u)));
+#endif
     // A full simplex whose determinants all pass Johnson's tests holds the origin, when the signs
     // can be trusted: either the descent made progress, or the tetrahedron is well above the
     // rounding level (a thin one in float has a noisy v but sound signs; a flat one has neither).
@@ -223,6 +248,24 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
       } else {
         simplex.bits = prev_bits;  // v stays W's: its witnesses must too
         std::copy(std::begin(prev_lambda), std::end(prev_lambda), simplex.lambda);
+      }
+      if (lower_vw <= S(0) && vv > Tolerances<S>::gjk_tiny_squared * simplex.max_vertex_norm2()) {
+        // No plane seen, but v is far above the rounding level. Near contact of two flat faces
+        // (or edges) the direction of v carries an error of about ε·size/‖v‖ (it is a small
+        // difference of large points), and the support along a tilted v runs to a far corner of
+        // the face, past the origin: the test fails from rounding, not geometry. The simplex's
+        // own geometry gives an accurate direction (a triangle's normal, an edge's
+        // perpendicular through the origin, both cross products without cancellation): the
+        // support along it proves separation when the shapes are apart.
+        const Vec3<S> d = simplex_normal(simplex, v);
+        if (d.squaredNorm() > S(0)) {
+          Vec3<S> qa, qb;
+          const S dw = d.dot(support(-d, qa, qb));
+          if (dw > S(0)) {
+            lower_vw = dw;
+            lower_vv = d.squaredNorm();
+          }
+        }
       }
       status = lower_vw > S(0) ? Status::separated : Status::intersecting;
       break;
