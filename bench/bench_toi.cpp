@@ -67,12 +67,14 @@ impact::Pose<double> pose_of(const PoseDesc& d) {
 
 template <class S>
 PeerToi impact_toi(const ToiScene<S>& scene, std::size_t i, const impact::ToiOptions<S>& opt, int* status_out = nullptr,
-                   int* iterations = nullptr) {
+                   int* iterations = nullptr, impact::ToiStats* stats = nullptr) {
   const auto& c = scene.cases[i];
   const auto r = impact::time_of_impact(scene.shapes[c.a], c.ma, scene.shapes[c.b], c.mb, opt);
+  if (stats) *stats = r.stats;
   PeerToi out;
   out.calls = 1;
   out.hit = r.status == impact::Status::hit || r.status == impact::Status::max_iterations;
+  out.capped = r.status == impact::Status::max_iterations;
   out.toi = out.hit ? double(r.toi) : 1.0;
   if (status_out) *status_out = static_cast<int>(r.status);
   if (iterations) *iterations = r.iterations;
@@ -146,7 +148,9 @@ void agreement(ToiPairData& p, std::ostream& os) {
   char line[512];
   std::vector<PeerToi> ref(n);
   std::vector<int> ref_status(n), ref_iters(n);
-  for (std::size_t i = 0; i < n; ++i) ref[i] = impact_toi(p.scene, i, impact::ToiOptions<double>{}, &ref_status[i], &ref_iters[i]);
+  std::vector<impact::ToiStats> ref_stats(n);
+  for (std::size_t i = 0; i < n; ++i)
+    ref[i] = impact_toi(p.scene, i, impact::ToiOptions<double>{}, &ref_status[i], &ref_iters[i], &ref_stats[i]);
   const int ref_hits = static_cast<int>(std::count_if(ref.begin(), ref.end(), [](auto& r) { return r.hit; }));
   const int ref_capped = static_cast<int>(std::count(ref_status.begin(), ref_status.end(), int(impact::Status::max_iterations)));
   const int ref_initial =
@@ -158,30 +162,86 @@ void agreement(ToiPairData& p, std::ostream& os) {
     it_max = std::max(it_max, k);
   }
   it_mean /= double(n);
+  // impact's own hits: the distance at its toi (on the exact motion) must be within its tolerance.
+  double ref_gap_max = -1;
+  std::string capped_ids;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (ref_status[i] == int(impact::Status::max_iterations)) capped_ids += (capped_ids.empty() ? "" : ", ") + std::to_string(i);
+    if (ref_status[i] != int(impact::Status::hit)) continue;
+    const auto& c = p.scene.cases[i];
+    ref_gap_max = std::max(ref_gap_max, gap(p.scene, i, c.ma.at(ref[i].toi), c.mb.at(ref[i].toi)));
+  }
   std::snprintf(line, sizeof line,
                 "\ntime_of_impact/%s: impact extrusion_brent (double) hits %d/%zu (max_iterations %d, initially_overlapping %d); "
                 "interval tests mean %.2f, max %d\n",
                 toi_pair_name(p.pair), ref_hits, n, ref_capped, ref_initial, it_mean, it_max);
   os << line;
+  {
+    double g = 0, de = 0, be = 0;
+    int pf = 0, first_failed = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      g += ref_stats[i].gjk_calls;
+      de += ref_stats[i].direction_evals;
+      be += ref_stats[i].brent_evals;
+      pf += ref_stats[i].photo_finish;
+      first_failed += ref_stats[i].photo_finish || ref_status[i] == int(impact::Status::hit) ||
+                      ref_status[i] == int(impact::Status::max_iterations);
+    }
+    std::snprintf(line, sizeof line,
+                  "  per query (mean): GJK calls %.2f, direction evaluations %.1f, Brent evaluations %.2f; photo finishes %d "
+                  "(%.1f%% of the %d queries whose test of [0, 1] failed)\n",
+                  g / double(n), de / double(n), be / double(n), pf, 100.0 * pf / std::max(1, first_failed), first_failed);
+    os << line;
+  }
+  std::snprintf(line, sizeof line, "  largest distance at impact's reported toi over its hits: %.3g%s%s\n", ref_gap_max,
+                capped_ids.empty() ? "" : "; max_iterations on cases ", capped_ids.c_str());
+  os << line;
   os << "  library                          hits  both  impact-only  other-only (real contact / near miss, max gap)   |dt| p50      p99      max     (other-impact: min, max)\n";
   for (const auto& v : p.variants) {
     if (v.name == "impact/extrusion_brent") continue;
-    int hits = 0, both = 0, impact_only = 0, other_only = 0, other_real = 0;
+    int hits = 0, both = 0, impact_only = 0, other_only = 0, other_real = 0, capped = 0;
+    int gave_up_total = 0, gave_up_queries = 0, gave_up_late = 0, gave_up_missed = 0;
+    int impact_late = 0, other_late = 0;  // same path only: a real contact found earlier by the other / by impact
+    std::size_t worst_late = 0;
+    double worst_late_dt = 0;
+    std::vector<std::size_t> impact_late_cases;
     double near_max = 0, dmin = 0, dmax = 0;
     std::vector<double> dt;
-    std::vector<std::size_t> real_cases, near_cases;
+    std::vector<std::size_t> real_cases, near_cases, capped_only;
     std::vector<double> real_gaps;
     for (std::size_t i = 0; i < n; ++i) {
       const PeerToi r = v.query(i);
       hits += r.hit;
+      capped += r.capped;
+      gave_up_total += r.gave_up;
+      gave_up_queries += r.gave_up > 0;
+      if (r.gave_up > 0 && r.hit && ref[i].hit && r.toi - ref[i].toi > 1e-3) ++gave_up_late;
+      if (r.gave_up > 0 && !r.hit && ref[i].hit) ++gave_up_missed;
       if (r.hit && ref[i].hit) {
         ++both;
         const double d = r.toi - ref[i].toi;
+        if (v.same_path && !r.capped) {
+          const auto& c = p.scene.cases[i];
+          if (d < -1e-9 && gap(p.scene, i, c.ma.at(r.toi), c.mb.at(r.toi)) <= 0) {
+            ++impact_late;  // the shapes touch at the other's earlier time: impact's answer is late
+            impact_late_cases.push_back(i);
+          }
+          if (d > 1e-3 && ref_status[i] == int(impact::Status::hit)) {
+            ++other_late;  // impact's earlier contact is real (checked above): the other is late
+            if (d > worst_late_dt) {
+              worst_late_dt = d;
+              worst_late = i;
+            }
+          }
+        }
         dt.push_back(std::abs(d));
         dmin = std::min(dmin, d);
         dmax = std::max(dmax, d);
       } else if (ref[i].hit) {
         ++impact_only;
+      } else if (r.hit && r.capped) {
+        ++other_only;
+        capped_only.push_back(i);
       } else if (r.hit) {
         ++other_only;
         // Is there a real contact at the other's time? On impact's motion when the other follows
@@ -200,25 +260,58 @@ void agreement(ToiPairData& p, std::ostream& os) {
       }
     }
     std::snprintf(line, sizeof line, "  %-30s %5d %5d  %11d  %10d (%d / %d, %.2e)%s   %.2e %.2e %.2e (%+.2e, %+.2e)\n",
-                  v.name.c_str(), hits, both, impact_only, other_only, other_real, other_only - other_real, near_max,
+                  v.name.c_str(), hits, both, impact_only, other_only, other_real, static_cast<int>(near_cases.size()), near_max,
                   v.same_path ? "" : " [own path]", quantile(dt, 0.5), quantile(dt, 0.99),
                   dt.empty() ? 0.0 : *std::max_element(dt.begin(), dt.end()), dmin, dmax);
     os << line;
+    if (v.same_path) {
+      std::snprintf(line, sizeof line,
+                    "    %s: gave up (iteration cap) on %d; impact late (contact at the other's earlier toi) on %d; "
+                    "%s late by > 1e-3 on %d",
+                    v.name.c_str(), capped, impact_late, v.name.c_str(), other_late);
+      os << line;
+      if (other_late) {
+        std::snprintf(line, sizeof line, " (worst: case %zu, %.3g late)", worst_late, worst_late_dt);
+        os << line;
+      }
+      os << "\n";
+    }
+    if (gave_up_total) {
+      std::snprintf(line, sizeof line,
+                    "    %s gave up (reportFailure, answered 'no impact') on %d sub-intervals in %d queries; of these queries "
+                    "%d end late by > 1e-3 and %d miss impact's contact\n",
+                    v.name.c_str(), gave_up_total, gave_up_queries, gave_up_late, gave_up_missed);
+      os << line;
+    }
+    for (std::size_t i : impact_late_cases) {
+      const auto& c = p.scene.cases[i];
+      std::snprintf(line, sizeof line, "    IMPACT LATE: case %zu: impact toi %.9g, %s touches at %.9g\n", i, ref[i].toi,
+                    v.name.c_str(), v.query(i).toi);
+      os << line;
+      os << "      A: " << shape_text(p.scene.shapes[c.a]) << "; " << motion_text(c.ma) << "\n";
+      os << "      B: " << shape_text(p.scene.shapes[c.b]) << "; " << motion_text(c.mb) << "\n";
+    }
     // Every real contact impact misses, in full (on impact's path these must not exist).
     for (std::size_t k = 0; k < real_cases.size(); ++k) {
       const std::size_t i = real_cases[k];
       const auto& c = p.scene.cases[i];
       const PeerToi r = v.query(i);
       std::snprintf(line, sizeof line,
-                    "    %s: case %zu: %s reports contact at t=%.9g where impact says %s%s; impact::distance there: %s\n",
-                    v.same_path ? "MISSED CONTACT" : "contact on the peer's own path", i, v.name.c_str(), r.toi,
-                    impact::to_string(static_cast<impact::Status>(ref_status[i])).data(),
-                    v.same_path ? "" : " (on impact's motion)", real_gaps[k] < 0 ? "intersecting" : "touching (0)");
+                    "    %s: case %zu: %s reports contact at t=%.9g where impact says %s; impact::distance at %s: %s\n",
+                    v.same_path ? "MISSED CONTACT" : "contact on the peer's own path (not impact's motion)", i,
+                    v.name.c_str(), r.toi, impact::to_string(static_cast<impact::Status>(ref_status[i])).data(),
+                    v.same_path ? "impact's poses at that time" : "the peer's poses", real_gaps[k] < 0 ? "intersecting" : "touching (0)");
       os << line;
       if (v.same_path) {
         os << "      A: " << shape_text(p.scene.shapes[c.a]) << "; " << motion_text(c.ma) << "\n";
         os << "      B: " << shape_text(p.scene.shapes[c.b]) << "; " << motion_text(c.mb) << "\n";
       }
+    }
+    if (!capped_only.empty()) {
+      std::string ids;
+      for (std::size_t k = 0; k < capped_only.size() && k < 8; ++k) ids += (k ? ", " : "") + std::to_string(capped_only[k]);
+      if (capped_only.size() > 8) ids += ", ...";
+      os << "    other-only answers that are iteration caps, not contacts: " << capped_only.size() << " (cases " << ids << ")\n";
     }
     // The closest near misses, briefly.
     if (!near_cases.empty()) {

@@ -170,6 +170,8 @@ struct PeerToi {
   bool hit = false;
   double toi = 1;     ///< Time of impact in [0, 1] (hit).
   int calls = 0;      ///< Calls into the peer (sub-intervals tried).
+  bool capped = false;  ///< impact: gave up at its iteration cap (toi then a bound; counted as a hit).
+  int gave_up = 0;      ///< Bullet: sub-intervals it gave up on (reportFailure), each answered "no impact".
   PoseDesc pose_a;    ///< A's pose at toi on the peer's own path (hit).
   PoseDesc pose_b;    ///< B's pose at toi (hit).
 };

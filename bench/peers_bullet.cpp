@@ -150,6 +150,13 @@ BulletToiPeer::BulletToiPeer(const ToiSceneDesc& scene, double max_step_angle) :
 BulletToiPeer::~BulletToiPeer() = default;
 
 namespace {
+/// Bullet's CastResult, counting reportFailure calls: −1 (GJK found no result, i.e. overlap with no
+/// penetration solver) and −2 (64 advancement steps without reaching 0.001): both return "no impact".
+struct CountingResult : btConvexCast::CastResult {
+  int failures = 0;
+  void reportFailure(int, int) override { ++failures; }
+};
+
 PoseDesc from_bt(const btTransform& t) {
   const btQuaternion q = t.getRotation();
   const btVector3& p = t.getOrigin();
@@ -166,9 +173,11 @@ PeerToi BulletToiPeer::query(std::size_t i) const {
   btContinuousConvexCollision ccd(it.a, it.b, &simplex, &epa);
   PeerToi r;
   for (int j = 0; j < it.k; ++j) {
-    btConvexCast::CastResult res;
+    CountingResult res;
     ++r.calls;
-    if (ccd.calcTimeOfImpact(ta[j], ta[j + 1], tb[j], tb[j + 1], res)) {
+    const bool hit = ccd.calcTimeOfImpact(ta[j], ta[j + 1], tb[j], tb[j + 1], res);
+    r.gave_up += res.failures;
+    if (hit) {
       r.hit = true;
       const double lambda = double(res.m_fraction);
       r.toi = (j + lambda) / it.k;
