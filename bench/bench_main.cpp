@@ -422,7 +422,8 @@ void print_tables(const std::map<std::string, double>& t, std::ostream& os) {
   auto rank = [](const std::string& lib) {
     static const char* order[] = {"impact", "impact/extrusion_brent", "impact/conservative_advancement", "impact/paper",
                                   "impact/extrusion_brent/tol1e-3", "impact/extrusion_brent/float",
-                                  "impact/float", "impact/rel1e-6", "impact/core",     "bullet",         "fcl",
+                                  "impact/float", "impact/rel1e-6", "impact/core",     "bullet", "bullet/endpoints",
+                                  "fcl/interp", "fcl/screw", "fcl",
                                   "fcl/indep", "fcl/libccd",   "ccd",             "ccd/mpr",        "impact/scan",
                                   "impact/climb",      "impact/climb_cold", "impact/climb_seeded",
                                   "impact/climb_warm", "impact/climb_walk"};

@@ -400,7 +400,7 @@ void setup_toi_benchmarks(std::ostream& info, bool checks) {
         {"impact/extrusion_brent/tol1e-3", true, imp(loose), true},
         {"impact/extrusion_brent/float", true, [p, ebf](std::size_t i) { return impact_toi(p->scene_f, i, ebf); }, true},
         {"bullet", true, [p](std::size_t i) { return p->bullet->query(i); }, true},
-        {"bullet/endpoints", false, [p](std::size_t i) { return p->bullet_endpoints->query(i); }, false},
+        {"bullet/endpoints", false, [p](std::size_t i) { return p->bullet_endpoints->query(i); }, true},
         {"fcl/interp", true, [p](std::size_t i) { return p->fcl_interp->query(i); }, true},
         {"fcl/screw", false, [p](std::size_t i) { return p->fcl_screw->query(i); }, true},
     };
@@ -411,6 +411,7 @@ void setup_toi_benchmarks(std::ostream& info, bool checks) {
     benchmark::RegisterBenchmark((base + "impact/extrusion_brent/tol1e-3").c_str(), bm_impact_toi<double>, &p->scene, loose);
     benchmark::RegisterBenchmark((base + "impact/extrusion_brent/float").c_str(), bm_impact_toi<float>, &p->scene_f, ebf);
     benchmark::RegisterBenchmark((base + "bullet").c_str(), bm_peer_toi<BulletToiPeer>, p->bullet.get());
+    benchmark::RegisterBenchmark((base + "bullet/endpoints").c_str(), bm_peer_toi<BulletToiPeer>, p->bullet_endpoints.get());
     benchmark::RegisterBenchmark((base + "fcl/interp").c_str(), bm_peer_toi<FclToiPeer>, p->fcl_interp.get());
     benchmark::RegisterBenchmark((base + "fcl/screw").c_str(), bm_peer_toi<FclToiPeer>, p->fcl_screw.get());
     storage().push_back(std::move(d));

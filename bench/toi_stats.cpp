@@ -51,6 +51,7 @@
 #include <numbers>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -114,6 +115,7 @@ struct Row {
   int worst = 0;
   long gjk = 0, dir = 0, brent = 0;
   long differ = 0;  // hit/miss differs from the simulation's own answer (double, defaults)
+  std::vector<std::size_t> capped_ids;
   double seconds = 0;
 };
 
@@ -149,6 +151,7 @@ Row replay(const std::vector<impact::Shape<S>>& shapes, const std::vector<Query>
     row.hits += r.status == impact::Status::hit;
     row.misses += r.status == impact::Status::miss;
     row.capped += r.status == impact::Status::max_iterations;
+    if (r.status == impact::Status::max_iterations) row.capped_ids.push_back(q);
     row.photo += r.stats.photo_finish;
     row.first_failed += r.stats.photo_finish || hit;
     if (r.stats.photo_finish || hit) row.iters_failed += r.iterations;
@@ -335,8 +338,10 @@ int main(int argc, char** argv) {
   std::printf("| configuration | queries | initially within tol | hits | misses | max_iterations | iterations avg | avg when [0, 1] failed | worst | "
               "photo finishes / first test failed | false alarm rate | GJK calls avg | differ from sim | µs/query |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::vector<std::pair<const char*, std::vector<std::size_t>>> capped;
   for (const auto& cfg : configs) {
     const Row r = cfg.use_float ? replay(shapes_f, queries, cfg, reference) : replay(shapes, queries, cfg, reference);
+    if (!r.capped_ids.empty()) capped.emplace_back(cfg.name, r.capped_ids);
     const long tested = r.queries - r.initial;
     std::printf("| %s | %ld | %ld | %ld | %ld | %ld | %.2f | %.2f | %d | %ld / %ld | %.1f%% | %.2f | %ld | %.1f |\n", cfg.name,
                 r.queries, r.initial, r.hits, r.misses, r.capped, double(r.iters) / double(std::max(1L, tested)),
@@ -345,5 +350,34 @@ int main(int argc, char** argv) {
                 double(r.gjk) / double(std::max(1L, tested)), r.differ, 1e6 * r.seconds / double(std::max(1L, r.queries)));
   }
   std::printf("| Vlack & Tachi 2001, §6 (float, tol ≈ 3e-4, their skeleton-on-plant scene) | | | | | | 2.2 | | 43 | | 70%% | | | |\n");
+  // Where the iteration caps fall: the gap at the frame's start and the simulation's answer.
+  for (const auto& [name, ids] : capped) {
+    std::vector<double> gaps;
+    long hits = 0;
+    for (std::size_t q : ids) {
+      const auto& k = queries[q];
+      const auto d = impact::distance(shapes[k.sa], k.ma.pose, shapes[k.sb], k.mb.pose);
+      gaps.push_back(d.status == impact::Status::separated ? double(d.distance) : 0.0);
+      hits += reference[q] == int(impact::Status::hit);
+    }
+    std::sort(gaps.begin(), gaps.end());
+    std::printf("\nmax_iterations under '%s': %zu queries; distance at t = 0 (double) min %.3g, median %.3g, max %.3g; "
+                "the double default answer is a hit on %ld of them. First: query %zu:\n",
+                name, ids.size(), gaps.front(), gaps[gaps.size() / 2], gaps.back(), hits, ids.front());
+    const auto& k = queries[ids.front()];
+    {
+      const auto df = impact::distance(shapes_f[k.sa], cast_motion<float>(k.ma).pose, shapes_f[k.sb], cast_motion<float>(k.mb).pose);
+      const auto dd = impact::distance(shapes[k.sa], k.ma.pose, shapes[k.sb], k.mb.pose);
+      std::printf("  at t = 0: float distance %s %.3g (%d GJK iterations), double %s %.3g; shapes %s and %s\n",
+                  impact::to_string(df.status).data(), double(df.distance), df.iterations, impact::to_string(dd.status).data(),
+                  dd.distance, impact::shape_name(shapes[k.sa]), impact::shape_name(shapes[k.sb]));
+    }
+    for (const auto* m : {&k.ma, &k.mb})
+      std::printf("  p=(%.9g, %.9g, %.9g) q_wxyz=(%.9g, %.9g, %.9g, %.9g) v=(%.9g, %.9g, %.9g) w=(%.9g, %.9g, %.9g)\n",
+                  m->pose.position.x(), m->pose.position.y(), m->pose.position.z(), m->pose.rotation.w(),
+                  m->pose.rotation.x(), m->pose.rotation.y(), m->pose.rotation.z(), m->linear_velocity.x(),
+                  m->linear_velocity.y(), m->linear_velocity.z(), m->angular_velocity.x(), m->angular_velocity.y(),
+                  m->angular_velocity.z());
+  }
   return 0;
 }
