@@ -7,6 +7,7 @@
 // asked for) and each library's time divided by impact's (> 1: impact is faster). With
 // --benchmark_format=json, stdout carries only the benchmark library's output and the
 // cross-check and table go to stderr.
+#include "bench_toi.hpp"
 #include "peers.hpp"
 #include "scenes.hpp"
 
@@ -419,7 +420,10 @@ void print_tables(const std::map<std::string, double>& t, std::ostream& os) {
   }
   // Fixed column order: impact first, then its variants, then peers.
   auto rank = [](const std::string& lib) {
-    static const char* order[] = {"impact",     "impact/float", "impact/rel1e-6", "impact/core",     "bullet",         "fcl",
+    static const char* order[] = {"impact", "impact/extrusion_brent", "impact/conservative_advancement", "impact/paper",
+                                  "impact/extrusion_brent/tol1e-3", "impact/extrusion_brent/float",
+                                  "impact/float", "impact/rel1e-6", "impact/core",     "bullet", "bullet/endpoints",
+                                  "fcl/interp", "fcl/screw", "fcl",
                                   "fcl/indep", "fcl/libccd",   "ccd",             "ccd/mpr",        "impact/scan",
                                   "impact/climb",      "impact/climb_cold", "impact/climb_seeded",
                                   "impact/climb_warm", "impact/climb_walk"};
@@ -453,7 +457,7 @@ void print_tables(const std::map<std::string, double>& t, std::ostream& os) {
       });
     for (const auto& pair : keys) {
       const auto& row = pairs.at(pair);
-      const std::string base_name = support ? "impact/scan" : "impact";
+      const std::string base_name = support ? "impact/scan" : q == "time_of_impact" ? "impact/extrusion_brent" : "impact";
       const auto base = row.lib.find(base_name);
       os << "| " << pair << " |";
       for (const auto& c : cols) {
@@ -494,6 +498,7 @@ int main(int argc, char** argv) {
   const bool listing = !flag_value(argc, argv, "--benchmark_list_tests").empty() &&
                        flag_value(argc, argv, "--benchmark_list_tests") != "false";
   const std::string color = flag_value(argc, argv, "--benchmark_color");
+  const std::string filter = flag_value(argc, argv, "--benchmark_filter");
   // Default 0.2 s per benchmark (Google Benchmark's own default is 0.5 s): the whole run then
   // takes about a minute. An explicit --benchmark_min_time wins.
   std::vector<char*> args(argv, argv + argc);
@@ -521,7 +526,13 @@ int main(int argc, char** argv) {
     d->ccd = std::make_unique<CcdPeer>(d->desc);
     pairs.push_back(std::move(d));
   }
-  if (!listing) cross_check(pairs, info);
+  // The time_of_impact checks (agreement, per-case medians) take a few seconds: run them unless a
+  // filter leaves the time_of_impact benchmarks out.
+  const bool toi_wanted = filter.empty() || filter.find("time_of_impact") != std::string::npos ||
+                          filter == "." || filter == ".*" || filter == "all";
+  const bool others_wanted = filter.empty() || filter.find("time_of_impact") == std::string::npos;
+  if (!listing && others_wanted) cross_check(pairs, info);
+  setup_toi_benchmarks(info, !listing && toi_wanted);
 
   // Core-type copies for impact/core.
   const auto core_bb = make_core<impact::Box<double>, impact::Box<double>>(pairs[0]->scene);

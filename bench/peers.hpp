@@ -10,7 +10,9 @@
 // loop); a query then takes only the index of a case.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -107,6 +109,110 @@ class CcdPeer {
   [[nodiscard]] PeerAnswer intersect(std::size_t i) const;
   /// ccdMPRIntersect (Minkowski portal refinement; centres are the shapes' origins).
   [[nodiscard]] PeerAnswer intersect_mpr(std::size_t i) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---- time of impact (bench_toi.cpp) ----
+
+/// A rigid motion over t ∈ [0, 1], as impact::Motion: the pose at t = 0, the velocity of the local
+/// origin (length per unit t) and the world angular velocity about the origin (rad per unit t):
+/// rotation(t) = exp(t·ω)·rotation(0).
+struct MotionDesc {
+  PoseDesc pose;
+  std::array<double, 3> linear_velocity{};
+  std::array<double, 3> angular_velocity{};
+};
+
+/// The pose of a MotionDesc at time t (plain doubles, for the peers' constructors).
+inline PoseDesc pose_at(const MotionDesc& m, double t) {
+  PoseDesc p;
+  for (int k = 0; k < 3; ++k) p.position[k] = m.pose.position[k] + t * m.linear_velocity[k];
+  const auto& w = m.angular_velocity;
+  const double n = std::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+  if (n == 0) {
+    p.quat_wxyz = m.pose.quat_wxyz;
+    return p;
+  }
+  const double h = 0.5 * t * n, s = std::sin(h) / n;
+  const double a0 = std::cos(h), a1 = s * w[0], a2 = s * w[1], a3 = s * w[2];  // exp(tω), w first
+  const auto& q = m.pose.quat_wxyz;
+  double r[4] = {a0 * q[0] - a1 * q[1] - a2 * q[2] - a3 * q[3], a0 * q[1] + a1 * q[0] + a2 * q[3] - a3 * q[2],
+                 a0 * q[2] - a1 * q[3] + a2 * q[0] + a3 * q[1], a0 * q[3] + a1 * q[2] - a2 * q[1] + a3 * q[0]};
+  const double rn = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+  for (int k = 0; k < 4; ++k) p.quat_wxyz[k] = r[k] / rn;
+  return p;
+}
+
+/// Sub-intervals needed so that neither body turns more than max_step_angle in one (1 if 0).
+inline int substeps(const MotionDesc& a, const MotionDesc& b, double max_step_angle) {
+  if (max_step_angle <= 0) return 1;
+  auto norm = [](const std::array<double, 3>& v) { return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); };
+  const double w = std::max(norm(a.angular_velocity), norm(b.angular_velocity));
+  return std::max(1, static_cast<int>(std::ceil(w / max_step_angle)));
+}
+
+struct ToiCaseDesc {
+  int a = 0;
+  int b = 0;
+  MotionDesc ma, mb;
+};
+
+struct ToiSceneDesc {
+  std::vector<ShapeDesc> shapes;
+  std::vector<ToiCaseDesc> cases;
+};
+
+/// A peer's answer to a time-of-impact query.
+struct PeerToi {
+  bool hit = false;
+  double toi = 1;     ///< Time of impact in [0, 1] (hit).
+  int calls = 0;      ///< Calls into the peer (sub-intervals tried).
+  bool capped = false;  ///< impact: gave up at its iteration cap (toi then a bound; counted as a hit).
+  int gave_up = 0;      ///< Bullet: sub-intervals it gave up on (reportFailure), each answered "no impact".
+  PoseDesc pose_a;    ///< A's pose at toi on the peer's own path (hit).
+  PoseDesc pose_b;    ///< B's pose at toi (hit).
+};
+
+/// Bullet btContinuousConvexCollision (conservative advancement on btGjkPairDetector with
+/// btVoronoiSimplexSolver and btGjkEpaPenetrationDepthSolver), margins 0 on boxes and hulls.
+/// Bullet takes the motion as two transforms and rebuilds the velocities from them
+/// (btTransformUtil::calculateVelocity), then clamps rotation at 45° per interval
+/// (integrateTransform's ANGULAR_MOTION_THRESHOLD): a larger turn follows a different path. So
+/// the interval is cut into k equal sub-intervals, k the fewest with each body turning at most
+/// `max_step_angle` in each, and Bullet is called on them in turn until one reports a hit.
+/// max_step_angle = 0 means one call on the end transforms (what a caller who ignores the clamp gets).
+class BulletToiPeer {
+ public:
+  BulletToiPeer(const ToiSceneDesc& scene, double max_step_angle);
+  ~BulletToiPeer();
+  BulletToiPeer(const BulletToiPeer&) = delete;
+  BulletToiPeer& operator=(const BulletToiPeer&) = delete;
+  [[nodiscard]] PeerToi query(std::size_t i) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// FCL 0.7 fcl::continuousCollide with ccd_solver_type = CCDC_CONSERVATIVE_ADVANCEMENT (GJK solver
+/// GST_LIBCCD) on motions built in the constructor: InterpMotion (rotation about the reference
+/// point O = the local origin, built with the (R1, T1, R2, T2, O) constructor, the only one that
+/// sets both O and the velocities in 0.7) or ScrewMotion. Both are built from two transforms and
+/// take the rotation between them by its angle-axis (angle ≤ π), so the interval is cut into
+/// sub-intervals of at most `max_step_angle` as for Bullet. InterpMotion then follows impact's
+/// motion exactly; ScrewMotion follows a screw through the same poses (a different path unless
+/// the velocity is parallel to the spin axis).
+class FclToiPeer {
+ public:
+  enum class Kind { interp, screw };
+  FclToiPeer(const ToiSceneDesc& scene, Kind kind, double max_step_angle);
+  ~FclToiPeer();
+  FclToiPeer(const FclToiPeer&) = delete;
+  FclToiPeer& operator=(const FclToiPeer&) = delete;
+  [[nodiscard]] PeerToi query(std::size_t i) const;
 
  private:
   struct Impl;
