@@ -101,10 +101,10 @@ class ToiSolver {
   /// (distance ≤ target + tolerance, or touching) is confirmed by a cold GJK, whose answer is
   /// kept: in float, a warm start next to contact can end on a flat simplex and report the
   /// shapes touching while they are a few tolerances apart.
-  DistanceResult<S> distance(const Transform<S>& ta, const Transform<S>& tb) {
+  DistanceResult<S> distance(const Transform<S>& ta, const Transform<S>& tb, bool confirm = true) {
     ++stats_.gjk_calls;
     DistanceResult<S> r = gjk_distance<S>(a_, ra_, ta, b_, rb_, tb, gopt_, &cache_);
-    if (within(r)) {
+    if (confirm && within(r)) {
       ++stats_.gjk_calls;
       cache_.count = 0;  // cold: no simplex, no axis, no hull hints
       cache_.axis.setZero();
@@ -339,6 +339,10 @@ class ToiSolver {
           return m - aim;
         };
         const auto root = detail::brent_root<S>(f, t_lo, f_lo - aim, t_try, f_try - aim, xtol, 60);
+#ifdef IMPACT_TOI_TRACE
+        std::fprintf(stderr, "  F-brent [%.9g, %.9g] -> pos %.12g evals %d\n", double(t_lo), double(t_try),
+                     double(root.positive), root.evaluations);
+#endif
         stats_.brent_evals += root.evaluations;
         const S t_x = root.positive > t_lo ? root.positive : t_lo + S(0.5) * (root.negative - t_lo);
         if (!(t_x > t_lo && t_x < t_try)) {
@@ -396,37 +400,49 @@ class ToiSolver {
     }
   }
 
-  /// Brent's method on the exact distance over [t_lo, t_c] (GJK at t_lo: apart by more than
-  /// the window; at t_c: within the target). Sets `cand` and `t_try` to the root's safe side,
-  /// where the distance is inside the window, stores GJK's axis there, and moves t_c to the
-  /// root's other side. False when the bracket cannot be narrowed.
+  /// Brent's method on the exact distance over [t_lo, t_c] (GJK at t_lo: apart by more than the
+  /// window; at t_c: within the target). Where GJK finds the shapes within the target, the
+  /// function is continued below zero by the separation along the last separating axis (a
+  /// signed stand-in for the penetration, which GJK does not measure), so Brent's interpolation
+  /// works on both sides. Stops once a probe lands inside the window; sets `cand` and `t_try`
+  /// there, stores GJK's axis, and moves t_c to the contact side. False when the bracket cannot
+  /// be narrowed.
   bool narrow(S t_lo, S& t_c, S& cand, S& t_try, S aim, S xtol) {
-    DistanceResult<S> at_root;
-    S t_root = -1;
+    const S target = opt_.target_distance;
+    DistanceResult<S> best = lo_;
+    S t_best = t_lo;
+    Vec3<S> axis = lo_.normal;
     auto g = [&](S t) {
-      const DistanceResult<S> r = distance(ka_.at(t), kb_.at(t));
-      const S v = r.status == Status::intersecting ? -aim : r.distance - aim;
-      if (v > S(0) && (t_root < S(0) || t > t_root)) {
-        t_root = t;
-        at_root = r;
+      const Transform<S> ta = ka_.at(t), tb = kb_.at(t);
+      const DistanceResult<S> r = distance(ta, tb, false);
+      if (r.status != Status::intersecting && r.distance > target) {
+        axis = r.normal;
+        if (t > t_best) {
+          t_best = t;
+          best = r;
+        }
+        return r.distance - aim;
       }
-      return v;
+      return std::min(separation(axis, ta, tb), target) - aim;
     };
-    // Stop as soon as a probe lands inside the window above the aim: that time is the answer,
-    // once the intervals up to it are proven free.
-    const auto root =
-        detail::brent_root<S>(g, t_lo, lo_.distance - aim, t_c, -aim, xtol, 60, S(0.45) * opt_.tolerance);
-    stats_.brent_evals += root.evaluations;
+    const S f_c = g(t_c);
+    const auto root = detail::brent_root<S>(g, t_lo, lo_.distance - aim, t_c, std::min(f_c, -opt_.tolerance / S(4)),
+                                            xtol, 60, S(0.45) * opt_.tolerance);
+    stats_.brent_evals += root.evaluations + 1;
+#ifdef IMPACT_TOI_TRACE
+    std::fprintf(stderr, "  narrow [%.9g, %.9g] -> pos %.12g neg %.12g evals %d\n", double(t_lo), double(t_c),
+                 double(root.positive), double(root.negative), root.evaluations);
+#endif
     t_c = root.negative;
     if (!(root.positive > t_lo)) {
-      // Every probe fell on the contact side: try halfway to it.
       cand = -1;
       t_try = t_lo + S(0.5) * (t_c - t_lo);
       return t_try > t_lo;
     }
-    if (t_root != root.positive) at_root = distance(ka_.at(root.positive), kb_.at(root.positive));
+    if (t_best != root.positive) best = distance(ka_.at(root.positive), kb_.at(root.positive), false);
     cand = t_try = root.positive;
-    if (at_root.status == Status::separated) add_direction(at_root.normal, separation(at_root.normal, lo_tf_a_, lo_tf_b_));
+    if (best.status != Status::intersecting)
+      add_direction(best.normal, separation(best.normal, lo_tf_a_, lo_tf_b_));
     return true;
   }
 
