@@ -1,6 +1,7 @@
 // impact — demo.cpp: a scene with a shape of every type at varied poses; GJK distance between
 // every pair, in double and float, with timings, a warm-start comparison and an overlap test.
 #include "demo.hpp"
+#include "demo_scenes.hpp"
 
 #include <impact/cast.hpp>
 #include <impact/query.hpp>
@@ -171,6 +172,8 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
                   std::string(to_string(r.status)).c_str(), r.lambda, r.normal.x(), r.normal.y(), r.normal.z());
     out << line;
   }
+
+  run_rotating_demo(reps, out);
 
   out << "\nMore: `impact query` answers the JSON Lines protocol; `impact --help` lists everything.\n";
   return 0;

@@ -274,6 +274,23 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
     vv = nn;
   }
 
+  if (status != Status::intersecting) {
+    // v as a barycentric combination of large vertices carries an absolute error of a few
+    // ε·size, which near contact is a large part of ‖v‖ and tilts its direction (float: a gap of
+    // 1e-4 on unit shapes comes out with a normal off by 1e-3). W's own plane or line gives the
+    // same point without the cancellation: v is the foot of the perpendicular from the origin.
+    const Vec3<S> d = simplex_normal(simplex, v);
+    const S dd = d.squaredNorm();
+    if (dd > S(0) && (simplex.bits & (simplex.bits - 1u))) {  // two or three vertices
+      int first = 0;
+      while (!(simplex.bits & (1u << first))) ++first;
+      const S h = d.dot(simplex.y[first]);
+      if (h > S(0)) {
+        v = (h / dd) * d;
+        vv = v.squaredNorm();
+      }
+    }
+  }
   GjkOutput<Boolean, S, A, B> out;
   out.v = v;
   out.iterations = it;
