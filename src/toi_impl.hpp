@@ -411,6 +411,8 @@ class ToiSolver {
     const S target = opt_.target_distance;
     DistanceResult<S> best = lo_;
     S t_best = t_lo;
+    DistanceResult<S> in_window;
+    S t_window = -1;  // a probe inside the window (target, target + 0.95·tolerance]
     Vec3<S> axis = lo_.normal;
     auto g = [&](S t) {
       const Transform<S> ta = ka_.at(t), tb = kb_.at(t);
@@ -420,6 +422,10 @@ class ToiSolver {
         if (t > t_best) {
           t_best = t;
           best = r;
+        }
+        if (r.distance <= target + S(0.95) * opt_.tolerance && r.distance >= target + S(0.05) * opt_.tolerance) {
+          t_window = t;
+          in_window = r;
         }
         return r.distance - aim;
       }
@@ -433,6 +439,12 @@ class ToiSolver {
     std::fprintf(stderr, "  narrow [%.9g, %.9g] -> pos %.12g neg %.12g evals %d\n", double(t_lo), double(t_c),
                  double(root.positive), double(root.negative), root.evaluations);
 #endif
+    if (t_window > t_lo) {
+      // A probe landed inside the window: the answer, once the intervals before it are proven.
+      cand = t_try = t_window;
+      add_direction(in_window.normal, separation(in_window.normal, lo_tf_a_, lo_tf_b_));
+      return true;
+    }
     t_c = root.negative;
     if (!(root.positive > t_lo)) {
       cand = -1;

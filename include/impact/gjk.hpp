@@ -285,8 +285,12 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
       int first = 0;
       while (!(simplex.bits & (1u << first))) ++first;
       const S h = d.dot(simplex.y[first]);
-      if (h > S(0)) {
-        v = (h / dd) * d;
+      // Taken only where it agrees with Johnson's v to rounding (a sliver triangle's normal is
+      // itself ill-conditioned; then Johnson's v is the better one).
+      const Vec3<S> foot = (h / dd) * d;
+      const S agree = S(64) * Tolerances<S>::epsilon;
+      if (h > S(0) && (foot - v).squaredNorm() <= agree * agree * simplex.max_vertex_norm2()) {
+        v = foot;
         vv = v.squaredNorm();
       }
     }

@@ -18,8 +18,8 @@ struct BrentResult {
 };
 
 /// Narrows [lo, hi] (f(lo) = f_lo > 0 ≥ f(hi) = f_hi) until the bracket is at most `xtol` wide,
-/// an evaluation lands in (0, f_accept] (close enough on the safe side), or `max_evaluations`
-/// calls of f are spent. Never evaluates outside the bracket.
+/// an evaluation lands within f_accept of zero (|f| ≤ f_accept), or `max_evaluations` calls of f
+/// are spent. Never evaluates outside the bracket.
 template <class S, class F>
 BrentResult<S> brent_root(F&& f, S lo, S f_lo, S hi, S f_hi, S xtol, int max_evaluations, S f_accept = S(0)) {
   constexpr S eps = std::numeric_limits<S>::epsilon();
@@ -43,7 +43,7 @@ BrentResult<S> brent_root(F&& f, S lo, S f_lo, S hi, S f_hi, S xtol, int max_eva
     }
     const S tol = S(2) * eps * std::abs(b) + S(0.5) * xtol;
     const S half = S(0.5) * (c - b);
-    if (std::abs(half) <= tol || fb == S(0) || evals >= max_evaluations || (fb > S(0) && fb <= f_accept)) break;
+    if (std::abs(half) <= tol || fb == S(0) || evals >= max_evaluations || std::abs(fb) <= f_accept) break;
     if (std::abs(prev_step) >= tol && std::abs(fa) > std::abs(fb)) {
       // Interpolate: the secant through a and b, or the inverse quadratic through a, b, c.
       S p, q;
