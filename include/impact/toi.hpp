@@ -84,7 +84,7 @@ struct ToiOptions {
   bool paper_acceptance = false;
   /// Cap on interval tests (extrusion) or advancement steps; reaching it reports
   /// Status::max_iterations with toi a proven lower bound.
-  int max_iterations = 512;
+  int max_iterations = 4096;
 };
 
 /// Result of `time_of_impact`: the fields of a shape cast, plus statistics.
