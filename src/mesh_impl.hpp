@@ -315,9 +315,15 @@ struct SphereContact {
 
 /// Smallest root in [0, t_max] of a t² + b t + c = 0 when the sphere is outside (c > 0) and
 /// approaching (b < 0): the entry time. Written as 2c / (−b + √disc) to avoid cancellation.
+/// c ≤ 0 (inside by rounding only: the caller has ruled out a true overlap at t = 0) while
+/// approaching is a contact at t = 0.
 template <class S>
 bool entry_root(S a, S b, S c, S t_max, S& t) {
-  if (!(c > S(0)) || !(b < S(0)) || !(a > S(0))) return false;
+  if (!(b < S(0)) || !(a > S(0))) return false;
+  if (!(c > S(0))) {
+    t = S(0);
+    return true;
+  }
   const S disc = b * b - S(4) * a * c;
   if (disc < S(0)) return false;  // never reaches it
   const S root = (S(2) * c) / (-b + std::sqrt(disc));
@@ -341,9 +347,11 @@ bool sphere_triangle(const PackedTriangle<S>& tri, const Vec3<S>& n, S offset, c
   // Face: the sphere's point nearest the plane, moving as a particle.
   const S side = s0 >= S(0) ? S(1) : S(-1);
   if (side > S(0) || bf == BackFaces::collide) {
-    const S dist = side * s0 - r;   // gap to the plane
+    // Gap to the plane; a negative gap with the centre over the face would be an overlap, which
+    // the caller has ruled out, so it is rounding: contact at t = 0.
+    const S dist = std::max(side * s0 - r, S(0));
     const S speed = -side * dn;     // approach speed along the normal
-    if (dist >= S(0) && speed > S(0) && dist <= speed * best) {
+    if (speed > S(0) && dist <= speed * best) {
       const S t = dist / speed;
       const Vec3<S> q = p + t * d - (side * r) * n;
       const Vec3<S> e0 = tri.b - tri.a, e1 = tri.c - tri.b, e2 = tri.a - tri.c;
