@@ -45,6 +45,14 @@ void start_rooms(const Level<S>& L, const Vec3<S>& p, int start, RoomWalk& w) {
   }
 }
 
+/// Portal tests look a little past the nearest hit so far: a wall in the portal's plane may be
+/// hit an ulp before the portal itself is crossed, and the room behind may hold a triangle in the
+/// same plane that wins the tie (dimensionless, relative to the cast's parameter).
+template <class S>
+S past(S t) {
+  return t * (S(1) + S(64) * std::numeric_limits<S>::epsilon()) + std::numeric_limits<S>::min();
+}
+
 }  // namespace
 
 template <class S>
@@ -113,9 +121,9 @@ LevelRayHit<S> level_ray_cast(const Level<S>& L, const Ray<S>& ray, const MeshRa
       if (w.seen[other]) continue;
       bool through;
       if (p.sphere) {
-        through = enters_sphere(p, ray.origin, ray.direction, S(0), best);
+        through = enters_sphere(p, ray.origin, ray.direction, S(0), past(best));
       } else {
-        through = mesh_ray_cast(p.quad, ray, {.max_lambda = best, .back_faces = BackFaces::collide}).status == Status::hit;
+        through = mesh_ray_cast(p.quad, ray, {.max_lambda = past(best), .back_faces = BackFaces::collide}).status == Status::hit;
       }
       if (through) w.push(other);
     }
@@ -155,9 +163,9 @@ LevelCastHit<S> level_sphere_cast(const Level<S>& L, const Vec3<S>& c, S radius,
       if (w.seen[other]) continue;
       bool through;
       if (p.sphere) {
-        through = enters_sphere(p, c, path, radius, best);
+        through = enters_sphere(p, c, path, radius, past(best));
       } else {
-        const auto ph = mesh_sphere_cast(p.quad, c, radius, path, {.back_faces = BackFaces::collide, .max_toi = best});
+        const auto ph = mesh_sphere_cast(p.quad, c, radius, path, {.back_faces = BackFaces::collide, .max_toi = past(best)});
         through = ph.status == Status::hit || ph.status == Status::initially_overlapping;
       }
       if (through) w.push(other);
@@ -172,6 +180,7 @@ CarveReport carve(Level<S>& L, const Vec3<S>& center, S radius) {
   if (auto e = mesh_detail::check_vec(center, "center"); !e.empty()) return rep.error = e, rep;
   if (auto e = mesh_detail::check_size(radius, "radius"); !e.empty()) return rep.error = e, rep;
   const S rr = radius * radius;
+  S reach = radius;  // the hole's extent: removed triangles may stick out of the blast sphere
   for (std::uint32_t ri = 0; ri < L.rooms.size(); ++ri) {
     TriangleMesh<S>& m = L.rooms[ri].mesh;
     if (m.nodes.empty()) continue;
@@ -183,7 +192,11 @@ CarveReport carve(Level<S>& L, const Vec3<S>& center, S radius) {
     for (const auto& t : m.triangles) {
       MeshFeature f;
       const Vec3<S> q = mesh_detail::closest_on_triangle(center, m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]], f);
-      if ((q - center).squaredNorm() > rr) kept.push_back(t);
+      if ((q - center).squaredNorm() > rr) {
+        kept.push_back(t);
+      } else {
+        for (int k = 0; k < 3; ++k) reach = std::max(reach, (m.vertices[t[k]] - center).norm());
+      }
     }
     if (kept.size() == m.triangles.size()) continue;
     const auto removed = static_cast<std::uint32_t>(m.triangles.size() - kept.size());
@@ -200,7 +213,7 @@ CarveReport carve(Level<S>& L, const Vec3<S>& center, S radius) {
   for (std::uint32_t ri = 0; ri < L.rooms.size(); ++ri) {
     const Room<S>& r = L.rooms[ri];
     const Vec3<S> q = center.cwiseMax(r.cell_lo).cwiseMin(r.cell_hi);
-    if ((q - center).squaredNorm() <= rr) near.push_back(ri);
+    if ((q - center).norm() <= reach) near.push_back(ri);
   }
   if (!rep.rooms.empty()) {
     for (std::size_t i = 0; i < near.size(); ++i)
@@ -209,7 +222,7 @@ CarveReport carve(Level<S>& L, const Vec3<S>& center, S radius) {
         p.rooms = {near[i], near[j]};
         p.sphere = true;
         p.center = center;
-        p.radius = radius;
+        p.radius = reach;
         const auto idx = static_cast<std::uint32_t>(L.portals.size());
         L.portals.push_back(std::move(p));
         L.rooms[near[i]].portals.push_back(idx);

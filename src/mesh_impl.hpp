@@ -265,10 +265,13 @@ bool ray_triangle(const WatertightRay<S>& r, const PackedTriangle<S>& tri, BackF
   if (det == S(0)) return false;  // the ray lies in the triangle's plane
   const S az = r.sz * A[r.kz], bz = r.sz * B[r.kz], cz = r.sz * C[r.kz];
   const S t = u * az + v * bz + w * cz;
+  // Cheap rejection with a bound widened by rounding, then the exact test on λ itself (so a tie
+  // with t_best is decided the same way whatever order triangles come in).
+  constexpr S widen = S(1) + S(4) * std::numeric_limits<S>::epsilon();
   if (det > S(0)) {
-    if (t < S(0) || t > t_best * det) return false;
+    if (t < S(0) || t > t_best * det * widen) return false;
   } else {
-    if (t > S(0) || t < t_best * det) return false;
+    if (t > S(0) || t < t_best * det * widen) return false;
   }
   lambda = t / det;
   return lambda <= t_best;
@@ -351,8 +354,8 @@ bool sphere_triangle(const PackedTriangle<S>& tri, const Vec3<S>& n, S offset, c
     // the caller has ruled out, so it is rounding: contact at t = 0.
     const S dist = std::max(side * s0 - r, S(0));
     const S speed = -side * dn;     // approach speed along the normal
-    if (speed > S(0) && dist <= speed * best) {
-      const S t = dist / speed;
+    const S t = speed > S(0) ? dist / speed : std::numeric_limits<S>::infinity();
+    if (t <= best) {
       const Vec3<S> q = p + t * d - (side * r) * n;
       const Vec3<S> e0 = tri.b - tri.a, e1 = tri.c - tri.b, e2 = tri.a - tri.c;
       if (e0.cross(q - tri.a).dot(n) >= S(0) && e1.cross(q - tri.b).dot(n) >= S(0) &&

@@ -99,8 +99,10 @@ struct CarveReport {
 };
 
 /// Removes every triangle the blast sphere touches (closest point within `radius`), rebuilds the
-/// trees of only the rooms that lost triangles, and joins the rooms whose cells the sphere reaches
-/// by a spherical portal. Triangle indices of a rebuilt room are renumbered (kept order).
+/// trees of only the rooms that lost triangles, and joins the rooms whose cells the hole reaches
+/// by a spherical portal around the hole (centre `center`, radius the farthest corner of a removed
+/// triangle, so the portal covers the whole opening). Triangle indices of a rebuilt room are
+/// renumbered (kept order).
 template <class S>
 CarveReport carve(Level<S>& level, const Vec3<S>& center, S radius);
 

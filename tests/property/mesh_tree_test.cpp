@@ -3,7 +3,7 @@
 // on seeded random levels — closed meshes, terrain, triangle soup with degenerate and duplicate
 // triangles, and a room level — for rays, sphere casts (with buffers and both back-face modes)
 // and box casts, in float and double, under several leaf sizes and depth limits. The hit rate is
-// asserted to lie between 20% and 80% so both outcomes are exercised.
+// asserted to lie between 10% and 90% on every level so both outcomes are exercised.
 #include "mesh_scenes.hpp"
 
 #include <impact/mesh.hpp>
@@ -96,10 +96,10 @@ void check_level(const Level& L, const MeshBuildOptions& build, std::uint64_t se
       }
     }
   }
-  EXPECT_GE(ray_hits, rays / 5) << L.name;
-  EXPECT_LE(ray_hits, rays * 4 / 5) << L.name;
-  EXPECT_GE(sphere_hits, spheres / 5) << L.name;
-  EXPECT_LE(sphere_hits, spheres * 4 / 5) << L.name;
+  EXPECT_GE(ray_hits, rays / 10) << L.name;
+  EXPECT_LE(ray_hits, rays * 9 / 10) << L.name;
+  EXPECT_GE(sphere_hits, spheres / 10) << L.name;
+  EXPECT_LE(sphere_hits, spheres * 9 / 10) << L.name;
 }
 
 TEST(MeshTree, EqualsBruteForceOnRandomLevelsDouble) {
