@@ -110,4 +110,42 @@ TEST(MeshProtocol, InvalidInputsNameTheirField) {
                  "target_distance");
 }
 
+/// Two unit rooms side by side (x ∈ [0,1] and [1,2]), each a floor facing up, joined by a portal
+/// at x = 1; then a carve.
+TEST(LevelProtocol, DefineCastCarve) {
+  const std::string room0 = R"({"mesh":{"vertices":[[0,0,0],[1,0,0],[1,1,0],[0,1,0],[1,0,0],[1,1,0],[1,1,1],[1,0,1]],"triangles":[[0,1,2],[0,2,3],[4,5,6],[4,6,7]]},"cell":{"min":[0,0,0],"max":[1,1,1]}})";
+  const std::string room1 = R"({"mesh":{"vertices":[[1,0,0],[2,0,0],[2,1,0],[1,1,0]],"triangles":[[0,1,2],[0,2,3]]},"cell":{"min":[1,0,0],"max":[2,1,1]}})";
+  json a = ask(R"({"id":"d","query":"define_level","name":"L","rooms":[)" + room0 + "," + room1 +
+               R"(],"portals":[{"rooms":[0,1],"corners":[[1,0,0],[1,1,0],[1,1,1],[1,0,1]]}]})");
+  ASSERT_EQ(a["status"], "ok") << a.dump();
+  EXPECT_EQ(a["rooms"], 2);
+  EXPECT_EQ(a["triangles"], 6);
+  // From room 0 down through the portal onto room 1's floor: the wall x = 1 of room 0 faces +x,
+  // so a ray going +x crosses it back to front (ignored).
+  a = ask(R"({"id":1,"query":"level_ray_cast","level":"L","origin":[0.5,0.5,0.5],"direction":[1,0,-0.4],"max_lambda":2})");
+  ASSERT_EQ(a["status"], "hit") << a.dump();
+  EXPECT_EQ(a["room"], 1);
+  EXPECT_NEAR(a["lambda"].get<double>(), 1.25, 1e-12);
+  EXPECT_EQ(a["rooms_visited"], 2);
+  a = ask(R"({"id":2,"query":"level_sphere_cast","level":"L","center":[1.5,0.2,0.5],"radius":0.1,"path":[0,0,-1]})");
+  ASSERT_EQ(a["status"], "hit") << a.dump();
+  EXPECT_NEAR(a["toi"].get<double>(), 0.4, 1e-12);
+  EXPECT_EQ(a["feature"], "face");
+  a = ask(R"({"id":3,"query":"carve","level":"L","center":[1.5,0.2,0],"radius":0.1})");
+  ASSERT_EQ(a["status"], "ok") << a.dump();
+  EXPECT_EQ(a["rooms"], json({1}));
+  EXPECT_EQ(a["removed"], json({1}));
+  a = ask(R"({"id":4,"query":"level_sphere_cast","precision":"float","level":"L","center":[1.5,0.2,0.5],"radius":0.1,"path":[0,0,-1]})");
+  EXPECT_EQ(a["status"], "miss") << a.dump();
+  expect_invalid(R"({"id":"q","query":"level_ray_cast","level":"nope","origin":[0,0,0],"direction":[1,0,0]})", "level");
+  expect_invalid(R"({"id":"q","query":"level_ray_cast","level":"L","origin":[0,0,0],"direction":[1,0,0],"room":7})", "room");
+  expect_invalid(R"({"id":"q","query":"carve","level":"L","center":[0,0,0],"radius":-1})", "radius");
+  expect_invalid(R"({"id":"q","query":"define_level","name":"M","rooms":[)" + room0 + R"(],"portals":[{"rooms":[0,3],"corners":[[1,0,0],[1,1,0],[1,1,1],[1,0,1]]}]})",
+                 "portals.0.rooms.1");
+  expect_invalid(R"({"id":"q","query":"define_level","name":"M","rooms":[{"mesh":{"vertices":[],"triangles":[]}}]})",
+                 "rooms.0.cell");
+  expect_invalid(R"({"id":"q","query":"define_level","name":"M","rooms":[]})", "rooms");
+  expect_invalid(R"({"id":"q","query":"define_level","name":"M","rooms":[)" + room0 + R"(],"max_depth":100})", "max_depth");
+}
+
 }  // namespace
