@@ -124,27 +124,33 @@ void build_node(TriangleMesh<S>& m, std::vector<BuildItem>& items, std::size_t b
 // ---- the segment-vs-box test and the tree walk ---------------------------------------------
 
 /// A segment origin + t·dir, t ∈ [0, t_max], against boxes grown by (grow_lo, grow_hi): the slab
-/// test in its Cohen–Sutherland-free form (Kay and Kajiya). Components of dir that are zero get
-/// a huge finite reciprocal instead of infinity, so 0·∞ never makes a NaN.
+/// test (Kay and Kajiya), branch-free. Per axis the near and far planes are chosen once per
+/// segment from the sign of dir, and the growth is folded into the origin. Components of dir
+/// that are zero get a huge finite reciprocal instead of infinity, so 0·∞ never makes a NaN.
 template <class S>
 struct Segment3 {
-  Vec3<S> origin, inv;
-  Vec3<S> grow_lo, grow_hi;
-  Segment3(const Vec3<S>& o, const Vec3<S>& d, const Vec3<S>& glo, const Vec3<S>& ghi) : origin(o), grow_lo(glo), grow_hi(ghi) {
+  S inv[3];
+  S o_near[3], o_far[3];  // origin shifted by the growth of the near / far plane
+  int near_hi[3];         // 1 when the near plane of the axis is the box's max (dir < 0)
+  Segment3(const Vec3<S>& o, const Vec3<S>& d, const Vec3<S>& glo, const Vec3<S>& ghi) {
     for (int i = 0; i < 3; ++i) {
       const S big = std::numeric_limits<S>::max();
       inv[i] = std::abs(d[i]) > std::numeric_limits<S>::min() * S(4) ? S(1) / d[i] : std::copysign(big, d[i]);
+      near_hi[i] = inv[i] < S(0);
+      // near plane lo − glo (dir ≥ 0) or hi + ghi (dir < 0); far plane the other one.
+      o_near[i] = near_hi[i] ? o[i] - ghi[i] : o[i] + glo[i];
+      o_far[i] = near_hi[i] ? o[i] + glo[i] : o[i] - ghi[i];
     }
   }
   /// Entry parameter of the segment into the node's grown box, or +inf when it misses.
   S entry(const MeshNode<S>& n, S t_max) const {
+    const Vec3<S>* b[2] = {&n.lo, &n.hi};
     S t0 = S(0), t1 = t_max;
     for (int i = 0; i < 3; ++i) {
-      S a = (n.lo[i] - grow_lo[i] - origin[i]) * inv[i];
-      S b = (n.hi[i] + grow_hi[i] - origin[i]) * inv[i];
-      if (a > b) std::swap(a, b);
-      t0 = a > t0 ? a : t0;
-      t1 = b < t1 ? b : t1;
+      const S a = ((*b[near_hi[i]])[i] - o_near[i]) * inv[i];
+      const S c = ((*b[1 - near_hi[i]])[i] - o_far[i]) * inv[i];
+      t0 = std::max(t0, a);
+      t1 = std::min(t1, c);
     }
     // Robust slab test (Ize 2013): the far bound is widened by a few ulps of rounding.
     return t0 <= t1 * (S(1) + S(4) * std::numeric_limits<S>::epsilon()) ? t0 : std::numeric_limits<S>::infinity();
