@@ -172,6 +172,8 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
     out << line;
   }
 
+  run_level_demo(out);
+
   out << "\nMore: `impact query` answers the JSON Lines protocol; `impact --help` lists everything.\n";
   return 0;
 }
