@@ -121,6 +121,59 @@ void build_node(TriangleMesh<S>& m, std::vector<BuildItem>& items, std::size_t b
   build_node(m, items, s, end, depth + 1, child + 1, opt);
 }
 
+/// Collapses binary node `b` (an inner node) into wide node `w`: starting from b's two children,
+/// the inner child with the largest box surface is replaced by its children until four slots are
+/// full or only leaves remain; inner slots become wide nodes in turn.
+template <class S>
+void collapse(TriangleMesh<S>& m, std::uint32_t b, std::uint32_t w) {
+  std::uint32_t slots[4] = {m.nodes[b].first, m.nodes[b].first + 1, 0, 0};
+  int n = 2;
+  auto area = [&](std::uint32_t i) {
+    const Vec3<S> e = m.nodes[i].hi - m.nodes[i].lo;
+    return e.x() * e.y() + e.y() * e.z() + e.z() * e.x();
+  };
+  while (n < 4) {
+    int best = -1;
+    for (int i = 0; i < n; ++i)
+      if (m.nodes[slots[i]].count == 0 && (best < 0 || area(slots[i]) > area(slots[best]))) best = i;
+    if (best < 0) break;
+    const std::uint32_t open = slots[best];
+    slots[best] = m.nodes[open].first;
+    slots[n++] = m.nodes[open].first + 1;
+  }
+  std::uint32_t inner[4];
+  int ninner = 0;
+  for (int i = 0; i < 4; ++i) {
+    MeshNode4<S>& W = m.wide[w];
+    if (i >= n) {
+      for (int k = 0; k < 3; ++k) {
+        W.lo[k][i] = std::numeric_limits<S>::infinity();
+        W.hi[k][i] = -std::numeric_limits<S>::infinity();
+      }
+      W.child[i] = MeshNode4<S>::kEmpty;
+      W.count[i] = 0;
+      continue;
+    }
+    const MeshNode<S>& c = m.nodes[slots[i]];
+    for (int k = 0; k < 3; ++k) {
+      W.lo[k][i] = c.lo[k];
+      W.hi[k][i] = c.hi[k];
+    }
+    W.count[i] = c.count;
+    if (c.count > 0) {
+      W.child[i] = c.first;
+    } else {
+      W.child[i] = static_cast<std::uint32_t>(m.wide.size());
+      m.wide.emplace_back();
+      inner[ninner++] = static_cast<std::uint32_t>(i);
+    }
+  }
+  for (int j = 0; j < ninner; ++j) {
+    const std::uint32_t i = inner[j];
+    collapse(m, slots[i], m.wide[w].child[i]);
+  }
+}
+
 // ---- the segment-vs-box test and the tree walk ---------------------------------------------
 
 /// A segment origin + t·dir, t ∈ [0, t_max], against boxes grown by (grow_lo, grow_hi): the slab
@@ -155,6 +208,20 @@ struct Segment3 {
     // Robust slab test (Ize 2013): the far bound is widened by a few ulps of rounding.
     return t0 <= t1 * (S(1) + S(4) * std::numeric_limits<S>::epsilon()) ? t0 : std::numeric_limits<S>::infinity();
   }
+  /// The same for the four boxes of a wide node at once (a loop the compiler vectorises).
+  void entry4(const MeshNode4<S>& n, S t_max, S out[4]) const {
+    S t0[4] = {S(0), S(0), S(0), S(0)}, t1[4] = {t_max, t_max, t_max, t_max};
+    for (int k = 0; k < 3; ++k) {
+      const S* nb = near_hi[k] ? n.hi[k] : n.lo[k];
+      const S* fb = near_hi[k] ? n.lo[k] : n.hi[k];
+      for (int i = 0; i < 4; ++i) {
+        t0[i] = std::max(t0[i], (nb[i] - o_near[k]) * inv[k]);
+        t1[i] = std::min(t1[i], (fb[i] - o_far[k]) * inv[k]);
+      }
+    }
+    constexpr S widen = S(1) + S(4) * std::numeric_limits<S>::epsilon();
+    for (int i = 0; i < 4; ++i) out[i] = t0[i] <= t1[i] * widen ? t0[i] : std::numeric_limits<S>::infinity();
+  }
 };
 
 /// Walks the tree nearest bin first, calling visit(packed triangle, t_best&) on the triangles of
@@ -163,40 +230,63 @@ struct Segment3 {
 template <class S, class Visit>
 void walk(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Visit&& visit) {
   if (m.nodes.empty()) return;
+  const MeshNode<S>& root = m.nodes[0];
+  if (root.count > 0) {  // a single leaf
+    if (seg.entry(root, t_best) <= t_best)
+      for (std::uint32_t i = 0; i < root.count; ++i) visit(m.packed[root.first + i], t_best);
+    return;
+  }
+  if (!(seg.entry(root, t_best) <= t_best)) return;
+  // Stack of wide nodes and leaves (leaf: bit 31 set, then 4·node + slot), each with its entry t.
+  // Each wide level pushes at most 4 items and the wide tree is at most kMeshMaxDepth deep.
   struct Item {
-    std::uint32_t node;
+    std::uint32_t ref;
     S t;
   };
-  Item stack[kMeshMaxDepth + 2];
+  constexpr std::uint32_t kLeaf = 0x80000000u;
+  Item stack[4 * kMeshMaxDepth + 8];
   int top = 0;
-  const S t_root = seg.entry(m.nodes[0], t_best);
-  if (!(t_root <= t_best)) return;
-  stack[top++] = {0, t_root};
+  stack[top++] = {0, S(0)};
   while (top > 0) {
     const Item it = stack[--top];
     if (it.t > t_best) continue;  // a hit closer than this bin was found meanwhile: early out
-    const MeshNode<S>& n = m.nodes[it.node];
-    if (n.count > 0) {
-      for (std::uint32_t i = 0; i < n.count; ++i) visit(m.packed[n.first + i], t_best);
+    if (it.ref & kLeaf) {
+      const std::uint32_t r = it.ref & ~kLeaf;
+      const MeshNode4<S>& w = m.wide[r >> 2];
+      const std::uint32_t first = w.child[r & 3], count = w.count[r & 3];
+      for (std::uint32_t i = 0; i < count; ++i) visit(m.packed[first + i], t_best);
       continue;
     }
-    const S ta = seg.entry(m.nodes[n.first], t_best);
-    const S tb = seg.entry(m.nodes[n.first + 1], t_best);
-    const bool ha = ta <= t_best, hb = tb <= t_best;
-    if (ha && hb) {
-      // Push the far child first so the near one is visited first.
-      if (ta <= tb) {
-        stack[top++] = {n.first + 1, tb};
-        stack[top++] = {n.first, ta};
-      } else {
-        stack[top++] = {n.first, ta};
-        stack[top++] = {n.first + 1, tb};
+    const MeshNode4<S>& w = m.wide[it.ref];
+    S t[4];
+    seg.entry4(w, t_best, t);
+    // The slots entered, sorted far to near, pushed so the nearest is popped first.
+    Item hit[4];
+    int nh = 0;
+    for (int i = 0; i < 4; ++i) {
+      if (!(t[i] <= t_best) || w.child[i] == MeshNode4<S>::kEmpty) continue;
+      const Item x{w.count[i] > 0 ? (kLeaf | (it.ref << 2) | static_cast<std::uint32_t>(i)) : w.child[i], t[i]};
+      int j = nh++;
+      while (j > 0 && hit[j - 1].t < x.t) {
+        hit[j] = hit[j - 1];
+        --j;
       }
-    } else if (ha) {
-      stack[top++] = {n.first, ta};
-    } else if (hb) {
-      stack[top++] = {n.first + 1, tb};
+      hit[j] = x;
     }
+    for (int i = 0; i < nh; ++i) stack[top++] = hit[i];
+#if defined(__GNUC__)
+    // The walk is bound by memory latency: start fetching the nearest item now.
+    if (nh > 0) {
+      const Item& near = hit[nh - 1];
+      if (near.ref & kLeaf) {
+        const std::uint32_t r = near.ref & ~kLeaf;
+        __builtin_prefetch(&m.packed[w.child[r & 3]]);
+      } else {
+        __builtin_prefetch(&m.wide[near.ref]);
+        __builtin_prefetch(reinterpret_cast<const char*>(&m.wide[near.ref]) + 64);
+      }
+    }
+#endif
   }
 }
 
@@ -466,6 +556,7 @@ std::string build_mesh(TriangleMesh<S>& m, const MeshBuildOptions& opt) {
     items.push_back(it);
   }
   m.nodes.clear();
+  m.wide.clear();
   m.packed.clear();
   m.depth = 0;
   if (items.empty()) return {};
@@ -473,6 +564,12 @@ std::string build_mesh(TriangleMesh<S>& m, const MeshBuildOptions& opt) {
   m.nodes.reserve(2 * items.size() / static_cast<std::size_t>(std::max(1, opt.leaf_size)) + 2);
   m.nodes.emplace_back();
   build_node(m, items, 0, items.size(), 0, 0, opt);
+  m.wide.clear();
+  if (m.nodes[0].count == 0) {
+    m.wide.reserve(m.nodes.size() / 2 + 1);
+    m.wide.emplace_back();
+    collapse(m, 0, 0);
+  }
   return {};
 }
 

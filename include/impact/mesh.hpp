@@ -67,6 +67,18 @@ struct MeshNode {
   std::uint32_t count = 0;  ///< Leaf: number of triangles (≥ 1); inner node: 0.
 };
 
+/// A node of the 4-wide tree the queries walk: the binary tree of bins collapsed so that each node
+/// holds up to four bins (Wald et al., "Getting rid of packets", 2008), their boxes side by side
+/// so one query tests all four at once.
+template <class S>
+struct MeshNode4 {
+  static constexpr std::uint32_t kEmpty = 0xffffffffu;  ///< `child` of an unused slot.
+  S lo[3][4];                 ///< lo[axis][slot]: minimum corners of the four boxes.
+  S hi[3][4];                 ///< hi[axis][slot]: maximum corners.
+  std::uint32_t child[4];     ///< Inner slot: index of a MeshNode4; leaf slot: first packed triangle; kEmpty.
+  std::uint32_t count[4];     ///< Leaf slot: number of triangles (≥ 1); inner or empty slot: 0.
+};
+
 /// A triangle's corners copied in tree order, so a leaf's triangles are contiguous in memory.
 template <class S>
 struct PackedTriangle {
@@ -85,6 +97,7 @@ struct TriangleMesh {
   std::vector<S> offsets;             ///< Plane offset normal·a of each triangle (length).
   std::vector<std::uint8_t> degenerate;  ///< 1 for a triangle of zero area (never hit).
   std::vector<MeshNode<S>> nodes;     ///< AABB tree, root first; empty when no triangle can be hit.
+  std::vector<MeshNode4<S>> wide;     ///< The same bins, four to a node, root first (what queries walk).
   std::vector<PackedTriangle<S>> packed;  ///< Non-degenerate triangles in leaf order.
   int depth = 0;                      ///< Depth of the deepest leaf.
 };
