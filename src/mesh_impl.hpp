@@ -336,7 +336,7 @@ struct WatertightRay {
 /// signs), so a point on a shared edge is inside at least one of them; a zero edge function is
 /// re-evaluated in double for float, as the paper advises.
 template <class S>
-bool ray_triangle(const WatertightRay<S>& r, const PackedTriangle<S>& tri, BackFaces bf, S t_best, S& lambda) {
+[[gnu::always_inline]] inline bool ray_triangle(const WatertightRay<S>& r, const PackedTriangle<S>& tri, BackFaces bf, S t_best, S& lambda) {
   const Vec3<S> A = tri.a - r.origin, B = tri.b - r.origin, C = tri.c - r.origin;
   const S ax = A[r.kx] - r.sx * A[r.kz], ay = A[r.ky] - r.sy * A[r.kz];
   const S bx = B[r.kx] - r.sx * B[r.kz], by = B[r.ky] - r.sy * B[r.kz];
@@ -729,10 +729,15 @@ MeshCastHit<S> mesh_spheres_cast(const TriangleMesh<S>& m, std::span<const Spher
   best.status = Status::miss;
   if (auto e = check_vec(path, "path"); !e.empty()) return best.status = Status::invalid_input, best.error = e, best;
   for (std::size_t i = 0; i < spheres.size(); ++i) {
+    const Vec3<S>& c = spheres[i].center;
+    const S r = spheres[i].radius;
+    const bool ok = c.allFinite() && c.cwiseAbs().maxCoeff() <= Tolerances<S>::max_magnitude && std::isfinite(r) &&
+                    r >= S(0) && r <= Tolerances<S>::max_magnitude;
+    if (ok) continue;  // the field names are built only for an error: no allocation per query
     const std::string f = "spheres." + std::to_string(i);
-    std::string e = check_vec(spheres[i].center, f + ".center");
-    if (e.empty()) e = check_size(spheres[i].radius, f + ".radius");
-    if (!e.empty()) return best.status = Status::invalid_input, best.error = e, best;
+    std::string e = check_vec(c, f + ".center");
+    if (e.empty()) e = check_size(r, f + ".radius");
+    return best.status = Status::invalid_input, best.error = e, best;
   }
   S limit = std::clamp(opt.max_toi, S(0), S(1));
   for (std::size_t i = 0; i < spheres.size(); ++i) {
