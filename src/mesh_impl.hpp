@@ -376,9 +376,11 @@ template <class S>
 // ---- closest point (initial overlaps) ----------------------------------------------------------
 
 /// Closest point of triangle (a, b, c) to p, with the feature it lies on (Ericson, Real-Time
-/// Collision Detection, §5.1.5, by Voronoi regions).
-template <class S>
-Vec3<S> closest_on_triangle(const Vec3<S>& p, const Vec3<S>& a, const Vec3<S>& b, const Vec3<S>& c, MeshFeature& f) {
+/// Collision Detection, §5.1.5, by Voronoi regions). Computed in double: its products of dot
+/// products are fourth powers of lengths, which overflow float beyond about 1e9.
+inline Vec3<double> closest_on_triangle_double(const Vec3<double>& p, const Vec3<double>& a, const Vec3<double>& b,
+                                               const Vec3<double>& c, MeshFeature& f) {
+  using S = double;
   const Vec3<S> ab = b - a, ac = c - a, ap = p - a;
   const S d1 = ab.dot(ap), d2 = ac.dot(ap);
   f = MeshFeature::vertex;
@@ -403,6 +405,17 @@ Vec3<S> closest_on_triangle(const Vec3<S>& p, const Vec3<S>& a, const Vec3<S>& b
   return a + ab * (vb * denom) + ac * (vc * denom);
 }
 
+template <class S>
+Vec3<S> closest_on_triangle(const Vec3<S>& p, const Vec3<S>& a, const Vec3<S>& b, const Vec3<S>& c, MeshFeature& f) {
+  if constexpr (!std::is_same_v<S, double>) {
+    return closest_on_triangle<double>(p.template cast<double>(), a.template cast<double>(), b.template cast<double>(),
+                                       c.template cast<double>(), f)
+        .template cast<S>();
+  } else {
+    return closest_on_triangle_double(p, a, b, c, f);
+  }
+}
+
 // ---- sphere vs triangle ------------------------------------------------------------------------
 
 template <class S>
@@ -423,12 +436,13 @@ bool entry_root(S a, S b, S c, S t_max, S& t) {
     t = S(0);
     return true;
   }
-  const S disc = b * b - S(4) * a * c;
-  if (disc < S(0)) return false;  // never reaches it
-  const S root = (S(2) * c) / (-b + std::sqrt(disc));
-  if (!(root <= t_max)) return false;
-  t = root;
-  return true;
+  // In double even for float: b² and 4ac overflow float for lengths beyond about 1e9.
+  const double bd = b, disc = bd * bd - 4.0 * double(a) * double(c);
+  if (disc < 0.0) return false;  // never reaches it
+  const double root = (2.0 * double(c)) / (-bd + std::sqrt(disc));
+  if (!(root <= double(t_max))) return false;
+  t = static_cast<S>(root);
+  return t <= t_max;
 }
 
 /// First contact of the sphere (centre p, radius r, moving by d over t ∈ [0, t_max]) with the
