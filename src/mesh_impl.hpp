@@ -439,10 +439,12 @@ bool entry_root(S a, S b, S c, S t_max, S& t) {
   // In double even for float: b² and 4ac overflow float for lengths beyond about 1e9.
   const double bd = b, disc = bd * bd - 4.0 * double(a) * double(c);
   if (disc < 0.0) return false;  // never reaches it
-  const double root = (2.0 * double(c)) / (-bd + std::sqrt(disc));
-  if (!(root <= double(t_max))) return false;
-  t = static_cast<S>(root);
-  return t <= t_max;
+  // Rounded to S before the comparison, so the answer does not depend on t_max (the tree and
+  // brute force lower it in different orders, and must still pick the same triangle).
+  const S root = static_cast<S>((2.0 * double(c)) / (-bd + std::sqrt(disc)));
+  if (!(root <= t_max)) return false;
+  t = root;
+  return true;
 }
 
 /// First contact of the sphere (centre p, radius r, moving by d over t ∈ [0, t_max]) with the
