@@ -21,7 +21,8 @@ using impact_scenes::MeshData;
 struct Level {
   std::string name;
   MeshData data;
-  double extent;  // casts start within this cube
+  double extent;  // casts start within this cube (about `centre`)
+  Vec3<double> centre = Vec3<double>::Zero();
 };
 
 std::vector<Level> levels() {
@@ -38,6 +39,11 @@ std::vector<Level> levels() {
   }
   out.push_back({"soup", soup, 4.0});
   out.push_back({"rooms", impact_scenes::level(3, 6).mesh, 12.0});
+  // Far from the origin: the slab test and the triangle test round differently there.
+  const Vec3<double> far(3e4, -7e4, 5e4);
+  MeshData moved = impact_scenes::cube_grid(1.0, 8);
+  for (auto& v : moved.vertices) v += far;
+  out.push_back({"far_cube", moved, 2.0, far});
   return out;
 }
 
@@ -47,11 +53,13 @@ void check_level(const Level& L, const MeshBuildOptions& build, std::uint64_t se
   const TriangleMesh<S> m = impact_scenes::to_mesh<S>(L.data, build);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1, 1);
-  auto point = [&] { return V(S(L.extent * u(rng)), S(L.extent * u(rng)), S(L.extent * u(rng))); };
+  auto point = [&] {
+    return V(S(L.centre.x() + L.extent * u(rng)), S(L.centre.y() + L.extent * u(rng)), S(L.centre.z() + L.extent * u(rng)));
+  };
   int rays = 0, ray_hits = 0, spheres = 0, sphere_hits = 0;
   for (int i = 0; i < 1500; ++i) {
     const V o = point();
-    const V d = point() - o;
+    const V d = V(point() - o);
     const BackFaces bf = i % 2 ? BackFaces::collide : BackFaces::ignore;
     // Rays.
     MeshRayOptions<S> ro{.max_lambda = S(1), .back_faces = bf};
