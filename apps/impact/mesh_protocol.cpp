@@ -158,6 +158,20 @@ void sphere(StoredMesh& m, const Vec3<double>& c, double r, const Vec3<double>& 
 }
 
 template <class S>
+void spheres(StoredMesh& m, const std::vector<SphereInBody<double>>& body, const Vec3<double>& path, double buffer,
+             BackFaces bf, ojson& out) {
+  MeshSphereOptions<S> opt;
+  opt.buffer = static_cast<S>(buffer);
+  opt.back_faces = bf;
+  std::vector<SphereInBody<S>> b;
+  b.reserve(body.size());
+  for (const auto& x : body) b.push_back({x.center.cast<S>(), static_cast<S>(x.radius)});
+  const MeshCastHit<S> h = mesh_spheres_cast<S>(typed<S>(m), b, path.cast<S>(), opt);
+  put_cast(h, true, out);
+  if (h.status != Status::miss) out["sphere"] = h.sphere;
+}
+
+template <class S>
 void shape(StoredMesh& m, const Shape<double>& s, const Pose<double>& pose, const Vec3<double>& v, double target,
            BackFaces bf, ojson& out) {
   MeshShapeOptions<S> opt;
@@ -173,7 +187,7 @@ void shape(StoredMesh& m, const Shape<double>& s, const Pose<double>& pose, cons
 
 bool is_mesh_query(const std::string& q) {
   return q == "define_mesh" || q == "mesh_ray_cast" || q == "mesh_sphere_cast" || q == "mesh_shape_cast" ||
-         is_level_query(q);
+         q == "mesh_spheres_cast" || is_level_query(q);
 }
 
 void answer_mesh_query(const std::string& q, Fields& f, bool use_float, ojson& out) {
@@ -200,6 +214,27 @@ void answer_mesh_query(const std::string& q, Fields& f, bool use_float, ojson& o
     f.finish();
     if (use_float) sphere<float>(*m, c, r, path, buffer, bf, out);
     else sphere<double>(*m, c, r, path, buffer, bf, out);
+  } else if (q == "mesh_spheres_cast") {
+    auto m = mesh_of(f.required("mesh"), "mesh");
+    const json& js = f.required("spheres");
+    if (!js.is_array() || js.empty()) throw Bad{"spheres: expected a non-empty array of {\"center\", \"radius\"}"};
+    std::vector<SphereInBody<double>> body;
+    for (std::size_t i = 0; i < js.size(); ++i) {
+      const std::string at = "spheres." + std::to_string(i);
+      Fields sf(js[i], at);
+      SphereInBody<double> b;
+      b.center = vec(sf.required("center"), sf.at("center"));
+      b.radius = size(sf.required("radius"), sf.at("radius"));
+      sf.finish();
+      body.push_back(b);
+    }
+    const Vec3<double> path = vec(f.required("path"), "path");
+    double buffer = 0;
+    if (const json* b = f.optional("buffer")) buffer = size(*b, "buffer");
+    const BackFaces bf = back_faces_in(f);
+    f.finish();
+    if (use_float) spheres<float>(*m, body, path, buffer, bf, out);
+    else spheres<double>(*m, body, path, buffer, bf, out);
   } else if (q == "mesh_shape_cast") {
     auto m = mesh_of(f.required("mesh"), "mesh");
     const Shape<double> s = parse_shape(f.required("shape"), "shape");

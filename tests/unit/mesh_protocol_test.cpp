@@ -55,6 +55,19 @@ TEST(MeshProtocol, DefineThenQueryByNameAnswersEveryField) {
   EXPECT_EQ(a["status"], "miss");
 }
 
+TEST(MeshProtocol, ASphereCollectionAnswersItsEarliestSphere) {
+  const json a = ask(R"({"id":7,"query":"mesh_spheres_cast","mesh":)" + kQuad +
+                     R"(,"spheres":[{"center":[0,0,3],"radius":0.5},{"center":[0.5,0,2],"radius":0.25}],"path":[0,0,-4]})");
+  ASSERT_EQ(a["status"], "hit") << a.dump();
+  EXPECT_EQ(a["sphere"], 1);
+  EXPECT_NEAR(a["toi"].get<double>(), 1.75 / 4, 1e-12);  // the lower sphere: 2 − 0.25 over 4
+  expect_invalid(R"({"id":"q","query":"mesh_spheres_cast","mesh":)" + kQuad +
+                     R"(,"spheres":[{"center":[0,0,3],"radius":-1}],"path":[0,0,-4]})",
+                 "spheres.0.radius");
+  expect_invalid(R"({"id":"q","query":"mesh_spheres_cast","mesh":)" + kQuad + R"(,"spheres":[],"path":[0,0,-4]})",
+                 "spheres");
+}
+
 TEST(MeshProtocol, DefinesFromAnObjFile) {
   const std::string path = testing::TempDir() + "impact_mesh_protocol_test.obj";
   {
