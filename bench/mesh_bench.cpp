@@ -9,6 +9,7 @@
 // library answers the nearest hit along the whole segment with both faces colliding (Embree's and
 // Bullet's default), so all do the same work. Sphere sweeps: the same segments, radius 0.25.
 //
+// impact/float/sah is the float mesh built with MeshSplit::sah instead of Schroeder's halving.
 // Names: mesh_ray_cast/MESH/LIBRARY, mesh_sphere_cast/MESH/LIBRARY, mesh_build/MESH/impact,
 // room_rebuild/LEVEL/impact (one room after a carve) and room_rebuild/LEVEL/impact/all_rooms
 // (every room of the level). Ray benchmarks run on 1 and 2 threads (real time; items/s summed).
@@ -43,6 +44,7 @@ struct MeshScene {
   impact_scenes::MeshData data;
   impact::TriangleMesh<double> md;
   impact::TriangleMesh<float> mf;
+  impact::TriangleMesh<float> mf_sah;  // the same mesh with MeshSplit::sah bins
   MeshDesc desc;
   std::vector<SegmentDesc> rays;
   std::unique_ptr<EmbreePeer> embree;
@@ -78,6 +80,7 @@ std::vector<SegmentDesc> level_rays(std::uint64_t seed, double length) {
 void finish(MeshScene& s) {
   s.md = impact_scenes::to_mesh<double>(s.data);
   s.mf = impact_scenes::to_mesh<float>(s.data);
+  s.mf_sah = impact_scenes::to_mesh<float>(s.data, {.split = impact::MeshSplit::sah});
   for (const V& v : s.data.vertices) s.desc.vertices.push_back({float(v.x()), float(v.y()), float(v.z())});
   s.desc.triangles = s.data.triangles;
   s.embree = std::make_unique<EmbreePeer>(s.desc);
@@ -133,7 +136,7 @@ MeshScene& scene(int which) {
 Vec3<double> o_of(const SegmentDesc& r) { return {r.origin[0], r.origin[1], r.origin[2]}; }
 Vec3<double> p_of(const SegmentDesc& r) { return {r.path[0], r.path[1], r.path[2]}; }
 
-enum class Lib { impact_double, impact_float, embree, bullet };
+enum class Lib { impact_double, impact_float, impact_float_sah, embree, bullet };
 
 void bm_ray(benchmark::State& st, int which, Lib lib) {
   MeshScene& s = scene(which);
@@ -152,6 +155,9 @@ void bm_ray(benchmark::State& st, int which, Lib lib) {
         break;
       case Lib::impact_float:
         benchmark::DoNotOptimize(impact::mesh_ray_cast(s.mf, rf[k], {.back_faces = impact::BackFaces::collide}).lambda);
+        break;
+      case Lib::impact_float_sah:
+        benchmark::DoNotOptimize(impact::mesh_ray_cast(s.mf_sah, rf[k], {.back_faces = impact::BackFaces::collide}).lambda);
         break;
       case Lib::embree: {
         std::uint32_t t;
@@ -179,6 +185,11 @@ void bm_sphere(benchmark::State& st, int which, Lib lib) {
                                                           Vec3<float>(p_of(r).cast<float>()),
                                                           {.back_faces = impact::BackFaces::collide}).toi);
         break;
+      case Lib::impact_float_sah:
+        benchmark::DoNotOptimize(impact::mesh_sphere_cast(s.mf_sah, Vec3<float>(o_of(r).cast<float>()), kSphereRadius,
+                                                          Vec3<float>(p_of(r).cast<float>()),
+                                                          {.back_faces = impact::BackFaces::collide}).toi);
+        break;
       case Lib::bullet: benchmark::DoNotOptimize(s.bullet->sphere_sweep(r, kSphereRadius)); break;
       case Lib::embree: break;
     }
@@ -186,13 +197,13 @@ void bm_sphere(benchmark::State& st, int which, Lib lib) {
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
 }
 
-void bm_build(benchmark::State& st, int which, bool as_float) {
+void bm_build(benchmark::State& st, int which, bool as_float, impact::MeshSplit split) {
   MeshScene& s = scene(which);
   impact::TriangleMesh<double> md = s.md;
   impact::TriangleMesh<float> mf = s.mf;
   for (auto _ : st) {
-    if (as_float) benchmark::DoNotOptimize(impact::build_mesh(mf));
-    else benchmark::DoNotOptimize(impact::build_mesh(md));
+    if (as_float) benchmark::DoNotOptimize(impact::build_mesh(mf, {.split = split}));
+    else benchmark::DoNotOptimize(impact::build_mesh(md, {.split = split}));
   }
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * static_cast<std::int64_t>(s.data.triangles.size())));
 }
@@ -244,14 +255,17 @@ void register_mesh_benchmarks() {
       };
       reg("impact", Lib::impact_double);
       reg("impact/float", Lib::impact_float);
+      reg("impact/float/sah", Lib::impact_float_sah);
       if (EmbreePeer::available()) reg("embree", Lib::embree);
       reg("bullet", Lib::bullet);
     }
     benchmark::RegisterBenchmark(("mesh_sphere_cast/" + m + "/impact").c_str(), bm_sphere, w, Lib::impact_double);
     benchmark::RegisterBenchmark(("mesh_sphere_cast/" + m + "/impact/float").c_str(), bm_sphere, w, Lib::impact_float);
+    benchmark::RegisterBenchmark(("mesh_sphere_cast/" + m + "/impact/float/sah").c_str(), bm_sphere, w, Lib::impact_float_sah);
     benchmark::RegisterBenchmark(("mesh_sphere_cast/" + m + "/bullet").c_str(), bm_sphere, w, Lib::bullet);
-    benchmark::RegisterBenchmark(("mesh_build/" + m + "/impact").c_str(), bm_build, w, false)->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("mesh_build/" + m + "/impact/float").c_str(), bm_build, w, true)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("mesh_build/" + m + "/impact").c_str(), bm_build, w, false, impact::MeshSplit::middle)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("mesh_build/" + m + "/impact/float").c_str(), bm_build, w, true, impact::MeshSplit::middle)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("mesh_build/" + m + "/impact/float/sah").c_str(), bm_build, w, true, impact::MeshSplit::sah)->Unit(benchmark::kMillisecond);
   }
   benchmark::RegisterBenchmark("room_rebuild/level20/impact", bm_room_rebuild, false)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("room_rebuild/level20/impact/all_rooms", bm_room_rebuild, true)->Unit(benchmark::kMillisecond);

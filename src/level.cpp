@@ -28,11 +28,9 @@ template <class S>
 bool enters_sphere(const Portal<S>& pt, const Vec3<S>& p, const Vec3<S>& d, S r, S t_max) {
   const Vec3<S> w = p - pt.center;
   const S R = pt.radius + r;
-  const S c = w.squaredNorm() - R * R;
-  if (c <= S(0)) return true;
-  const S a = d.squaredNorm(), b = S(2) * w.dot(d);
+  if (w.squaredNorm() <= R * R) return true;
   S t;
-  return mesh_detail::entry_root(a, b, c, t_max, t);
+  return mesh_detail::entry_root(w, d, R, t_max, t);
 }
 
 template <class S>

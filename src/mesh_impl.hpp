@@ -56,6 +56,66 @@ void grow_box(MeshNode<S>& n) {
   }
 }
 
+/// Binned SAH (Wald, "On fast construction of SAH-based bounding volume hierarchies", 2007):
+/// 16 bins per axis over the centres' bounds; sets `axis` and `plane` to the cheapest split
+/// (sum over both sides of box surface × triangle count). Leaves them unchanged when the centres
+/// coincide.
+inline void sah_plane(const std::vector<BuildItem>& items, std::size_t begin, std::size_t end, int& axis,
+                      double& plane) {
+  constexpr int kBins = 16;
+  double clo[3], chi[3];
+  for (int k = 0; k < 3; ++k) clo[k] = chi[k] = items[begin].centre[k];
+  for (std::size_t i = begin; i < end; ++i)
+    for (int k = 0; k < 3; ++k) {
+      clo[k] = std::min(clo[k], items[i].centre[k]);
+      chi[k] = std::max(chi[k], items[i].centre[k]);
+    }
+  double best = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < 3; ++k) {
+    const double ext = chi[k] - clo[k];
+    if (!(ext > 0)) continue;
+    struct Bin {
+      double lo[3] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
+                      std::numeric_limits<double>::infinity()};
+      double hi[3] = {-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                      -std::numeric_limits<double>::infinity()};
+      std::size_t n = 0;
+      void add(const double* l, const double* h, std::size_t c) {
+        for (int j = 0; j < 3; ++j) {
+          lo[j] = std::min(lo[j], l[j]);
+          hi[j] = std::max(hi[j], h[j]);
+        }
+        n += c;
+      }
+      double area() const {
+        if (n == 0) return 0.0;
+        const double x = hi[0] - lo[0], y = hi[1] - lo[1], z = hi[2] - lo[2];
+        return x * y + y * z + z * x;
+      }
+    } bins[kBins];
+    const double scale = kBins / ext;
+    auto bin_of = [&](double c) { return std::min(kBins - 1, static_cast<int>((c - clo[k]) * scale)); };
+    for (std::size_t i = begin; i < end; ++i) bins[bin_of(items[i].centre[k])].add(items[i].lo, items[i].hi, 1);
+    Bin right[kBins];
+    Bin acc;
+    for (int b = kBins - 1; b > 0; --b) {
+      acc.add(bins[b].lo, bins[b].hi, bins[b].n);
+      right[b] = acc;
+    }
+    Bin left;
+    for (int b = 1; b < kBins; ++b) {
+      left.add(bins[b - 1].lo, bins[b - 1].hi, bins[b - 1].n);
+      if (left.n == 0 || right[b].n == 0) continue;
+      const double cost = left.area() * double(left.n) + right[b].area() * double(right[b].n);
+      if (cost < best) {
+        best = cost;
+        axis = k;
+        plane = clo[k] + b / scale;
+      }
+    }
+  }
+}
+
 /// Schroeder's bins: a bin encompassing its triangles' boxes is halved across its longest axis and
 /// each triangle goes to the half holding its centre; recursion stops at `leaf_size` triangles or
 /// `max_depth`. When every centre falls in one half (long thin triangles, duplicates) the bin is
@@ -95,7 +155,8 @@ void build_node(TriangleMesh<S>& m, std::vector<BuildItem>& items, std::size_t b
   int axis = 0;
   for (int k = 1; k < 3; ++k)
     if (hi[k] - lo[k] > hi[axis] - lo[axis]) axis = k;
-  const double mid = 0.5 * (lo[axis] + hi[axis]);
+  double mid = 0.5 * (lo[axis] + hi[axis]);
+  if (opt.split == MeshSplit::sah) sah_plane(items, begin, end, axis, mid);
   auto first = items.begin() + static_cast<std::ptrdiff_t>(begin);
   auto last = items.begin() + static_cast<std::ptrdiff_t>(end);
   auto split = std::partition(first, last, [&](const BuildItem& it) { return it.centre[axis] < mid; });
@@ -189,7 +250,14 @@ struct Segment3 {
   S inv[3];
   S o_near[3], o_far[3];  // origin shifted by the growth of the near / far plane
   int near_hi[3];         // 1 when the near plane of the axis is the box's max (dir < 0)
-  Segment3(const Vec3<S>& o, const Vec3<S>& d, const Vec3<S>& glo, const Vec3<S>& ghi) {
+  Segment3(const Vec3<S>& o, const Vec3<S>& d, const Vec3<S>& glo_in, const Vec3<S>& ghi_in) {
+    // The triangle tests round in the query's own frame (the origin, the path, the radius), so
+    // the boxes are also grown by a few ulps of those magnitudes: a bin is never culled by a
+    // rounding error smaller than the one in the time of a triangle inside it (ties included).
+    const S mag = std::max(o.cwiseAbs().maxCoeff(), Vec3<S>(o + d).cwiseAbs().maxCoeff()) +
+                  std::max(glo_in.maxCoeff(), ghi_in.maxCoeff());
+    const S slack = S(16) * std::numeric_limits<S>::epsilon() * mag;
+    const Vec3<S> glo = glo_in.array() + slack, ghi = ghi_in.array() + slack;
     for (int i = 0; i < 3; ++i) {
       const S big = std::numeric_limits<S>::max();
       inv[i] = std::abs(d[i]) > std::numeric_limits<S>::min() * S(4) ? S(1) / d[i] : std::copysign(big, d[i]);
@@ -429,23 +497,30 @@ struct SphereContact {
   MeshFeature feature = MeshFeature::face;
 };
 
-/// Smallest root in [0, t_max] of a t² + b t + c = 0 when the sphere is outside (c > 0) and
-/// approaching (b < 0): the entry time. Written as 2c / (−b + √disc) to avoid cancellation.
-/// c ≤ 0 (inside by rounding only: the caller has ruled out a true overlap at t = 0) while
-/// approaching is a contact at t = 0.
+/// Entry time t ∈ [0, t_max] of a point w + t·d (relative to a centre, or to an axis after
+/// removing the axis component) into the ball (or cylinder) of radius R: the smaller root of
+/// |d|² t² + 2 (w·d) t + |w|² − R² = 0, i.e. c / (−h + √q) with h = w·d, c = |w|² − R² and the
+/// quarter discriminant q = |d|² R² − |d × w|² (Lagrange's identity). Written this way q has no
+/// cancellation of b² against 4ac, whose rounding would move the tangent distance by √ε (a
+/// sphere passing 6e-4 from an edge was reported touching it in float). c ≤ 0 (inside only by
+/// rounding: the caller has ruled out a true overlap at t = 0) while approaching is a contact at
+/// t = 0. Computed in double: the squares overflow float beyond lengths of about 1e9.
 template <class S>
-bool entry_root(S a, S b, S c, S t_max, S& t) {
-  if (!(b < S(0)) || !(a > S(0))) return false;
-  if (!(c > S(0))) {
+bool entry_root(const Vec3<S>& w_in, const Vec3<S>& d_in, S R, S t_max, S& t) {
+  const Vec3<double> w = w_in.template cast<double>(), d = d_in.template cast<double>();
+  const double a = d.squaredNorm(), h = w.dot(d);
+  if (!(h < 0.0) || !(a > 0.0)) return false;  // not approaching
+  const double wn = w.norm(), R2 = double(R) * double(R);
+  const double c = (wn - double(R)) * (wn + double(R));
+  if (!(c > 0.0)) {
     t = S(0);
     return true;
   }
-  // In double even for float: b² and 4ac overflow float for lengths beyond about 1e9.
-  const double bd = b, disc = bd * bd - 4.0 * double(a) * double(c);
-  if (disc < 0.0) return false;  // never reaches it
+  const double q = a * R2 - d.cross(w).squaredNorm();
+  if (q < 0.0) return false;  // passes at a distance larger than R
   // Rounded to S before the comparison, so the answer does not depend on t_max (the tree and
   // brute force lower it in different orders, and must still pick the same triangle).
-  const S root = static_cast<S>((2.0 * double(c)) / (-bd + std::sqrt(disc)));
+  const S root = static_cast<S>(c / (-h + std::sqrt(q)));
   if (!(root <= t_max)) return false;
   t = root;
   return true;
@@ -483,7 +558,6 @@ bool sphere_triangle(const PackedTriangle<S>& tri, const Vec3<S>& n, S offset, c
     }
   }
   const Vec3<S>* v[3] = {&tri.a, &tri.b, &tri.c};
-  const S rr = r * r;
   for (int i = 0; i < 3; ++i) {
     const Vec3<S>& v0 = *v[i];
     const Vec3<S>& v1 = *v[(i + 1) % 3];
@@ -494,9 +568,8 @@ bool sphere_triangle(const PackedTriangle<S>& tri, const Vec3<S>& n, S offset, c
     if (ee > S(0)) {
       const Vec3<S> wp = w - (w.dot(e) / ee) * e;
       const Vec3<S> dp = d - (d.dot(e) / ee) * e;
-      const S wn = wp.norm();
       S t;
-      if (entry_root(dp.squaredNorm(), S(2) * wp.dot(dp), (wn - r) * (wn + r), best, t)) {
+      if (entry_root(wp, dp, r, best, t)) {
         const Vec3<S> c = p + t * d;
         const S s = (c - v0).dot(e) / ee;
         if (s >= S(0) && s <= S(1) && (t < best || !found)) {
@@ -508,7 +581,7 @@ bool sphere_triangle(const PackedTriangle<S>& tri, const Vec3<S>& n, S offset, c
     }
     // Vertex: |w + t d|² = r².
     S t;
-    if (entry_root(d.squaredNorm(), S(2) * w.dot(d), w.squaredNorm() - rr, best, t) && (t < best || !found)) {
+    if (entry_root(w, d, r, best, t) && (t < best || !found)) {
       best = t;
       out = {t, v0, MeshFeature::vertex};
       found = true;

@@ -2,7 +2,7 @@
 // the same time, bit for bit: both run the same per-triangle test, and ties go to the lower index)
 // on seeded random levels — closed meshes, terrain, triangle soup with degenerate and duplicate
 // triangles, and a room level — for rays, sphere casts (with buffers and both back-face modes)
-// and box casts, in float and double, under several leaf sizes and depth limits. The hit rate is
+// and box casts, in float and double, under several leaf sizes, depth limits and both split rules. The hit rate is
 // asserted to lie between 10% and 90% on every level so both outcomes are exercised.
 #include "mesh_scenes.hpp"
 
@@ -83,7 +83,7 @@ void check_level(const Level& L, const MeshBuildOptions& build, std::uint64_t se
     ++spheres;
     if (sa.status == Status::hit || sa.status == Status::initially_overlapping) {
       sphere_hits += sa.status == Status::hit;
-      ASSERT_EQ(sa.triangle, sb.triangle) << L.name << " sphere " << i;
+      ASSERT_EQ(sa.triangle, sb.triangle) << L.name << " sphere " << i << " status " << int(sa.status) << " t " << sa.contact_time << " vs " << sb.contact_time << " feat " << int(sa.feature) << "/" << int(sb.feature) << " r " << r << " o " << o.transpose() << " d " << d.transpose();
       ASSERT_EQ(sa.toi, sb.toi) << L.name << " sphere " << i;
       ASSERT_EQ(sa.feature, sb.feature) << L.name << " sphere " << i;
     }
@@ -113,13 +113,17 @@ void check_level(const Level& L, const MeshBuildOptions& build, std::uint64_t se
 TEST(MeshTree, EqualsBruteForceOnRandomLevelsDouble) {
   std::uint64_t seed = 100;
   for (const Level& L : levels())
-    for (const MeshBuildOptions b : {MeshBuildOptions{}, MeshBuildOptions{.leaf_size = 1}, MeshBuildOptions{.leaf_size = 16, .max_depth = 5}})
+    for (const MeshBuildOptions b : {MeshBuildOptions{}, MeshBuildOptions{.leaf_size = 1}, MeshBuildOptions{.leaf_size = 16, .max_depth = 5},
+                                     MeshBuildOptions{.split = MeshSplit::sah}})
       check_level<double>(L, b, ++seed);
 }
 
 TEST(MeshTree, EqualsBruteForceOnRandomLevelsFloat) {
   std::uint64_t seed = 200;
-  for (const Level& L : levels()) check_level<float>(L, MeshBuildOptions{}, ++seed);
+  for (const Level& L : levels()) {
+    check_level<float>(L, MeshBuildOptions{}, ++seed);
+    check_level<float>(L, MeshBuildOptions{.split = MeshSplit::sah, .leaf_size = 2}, ++seed);
+  }
 }
 
 TEST(MeshTree, DepthLimitAndLeafSizeAreHonoured) {
