@@ -26,6 +26,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <mutex>
 #include <random>
@@ -103,7 +104,11 @@ void finish(MeshScene& s) {
       const float ms = sh.status == impact::Status::hit ? sh.toi : sh.status == impact::Status::initially_overlapping ? 0.f : -1.f;
       const float bs = s.bullet->sphere_sweep(r, kSphereRadius);
       sphere_hits += ms >= 0;
-      sphere_agree += (bs < 0) == (ms < 0) && (ms < 0 || std::abs(bs - ms) <= 2e-3f);
+      const bool agree = (bs < 0) == (ms < 0) && (ms < 0 || std::abs(bs - ms) <= 2e-3f);
+      sphere_agree += agree;
+      if (!agree && std::getenv("IMPACT_BENCH_SHOW_DISAGREEMENTS"))
+        std::cerr << "  sweep " << i << ": impact " << ms << " (" << impact::to_string(sh.status) << "), bullet " << bs
+                  << "\n";
     }
   }
   std::cerr << "mesh cross-check " << s.name << " (" << s.data.triangles.size() << " triangles, tree depth "
