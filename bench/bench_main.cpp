@@ -8,6 +8,7 @@
 // --benchmark_format=json, stdout carries only the benchmark library's output and the
 // cross-check and table go to stderr.
 #include "bench_toi.hpp"
+#include "mesh_bench.hpp"
 #include "peers.hpp"
 #include "scenes.hpp"
 
@@ -609,6 +610,9 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark((base + "climb").c_str(), bm_gjk_forced<true>, c.get());
     forced.push_back(std::move(c));
   }
+
+  // Triangle meshes against Embree and Bullet (mesh_bench.cpp).
+  register_mesh_benchmarks();
 
   std::unique_ptr<benchmark::BenchmarkReporter> display;
   if (console) {

@@ -13,4 +13,8 @@ struct DemoOptions {
 /// Runs the demo scene and prints what it computed and how fast. Returns the exit status.
 int run_demo(const DemoOptions& options, std::ostream& out);
 
+/// The room-and-portal level scene (demo_level.cpp): spheres thrown through rooms, a wall carved,
+/// only its rooms rebuilt, the spheres thrown again through the hole; with the rebuild times.
+void run_level_demo(std::ostream& out);
+
 }  // namespace impact::cli

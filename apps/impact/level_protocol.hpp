@@ -1,0 +1,18 @@
+// impact — level_protocol.hpp: the room-and-portal level queries of `impact query`
+// (define_level, level_ray_cast, level_sphere_cast, carve; docs/mesh.md).
+#pragma once
+
+#include "parse.hpp"
+
+#include <string>
+
+namespace impact::cli {
+
+/// True when `query` names a level query.
+bool is_level_query(const std::string& query);
+
+/// Answers a level query whose common fields `f` has already read. Levels live for the rest of
+/// the process, like meshes. Throws `Bad`.
+void answer_level_query(const std::string& query, Fields& f, bool use_float, ojson& out);
+
+}  // namespace impact::cli

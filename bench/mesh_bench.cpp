@@ -1,0 +1,279 @@
+// impact benchmarks — mesh_bench.cpp: triangle meshes (issue 5) against Embree and Bullet.
+//
+// Meshes (tests/support/mesh_scenes.hpp, shared with the tests):
+// - terrain_1m: a 708×708 height field over [-100, 100]² (1,002,528 triangles, heights ±6.5).
+// - level_1m: 20 rooms of 8×8×4 in a row with doorways, 70×70 quads per face, fronts inward
+//   (1,048,320 triangles) — the Red Faction kind of level, as one mesh.
+// Rays: 4096 seeded segments per mesh (terrain: from 5–30 above to a random point below the
+// ground; level: from a random point inside the level, up to 16 long), cycled through. Every
+// library answers the nearest hit along the whole segment with both faces colliding (Embree's and
+// Bullet's default), so all do the same work. Sphere sweeps: the same segments, radius 0.25.
+//
+// impact/float/sah is the float mesh built with MeshSplit::sah instead of Schroeder's halving.
+// Names: mesh_ray_cast/MESH/LIBRARY, mesh_sphere_cast/MESH/LIBRARY, mesh_build/MESH/impact,
+// room_rebuild/LEVEL/impact (one room after a carve) and room_rebuild/LEVEL/impact/all_rooms
+// (every room of the level). Ray benchmarks run on 1 and 2 threads (real time; items/s summed).
+// The scenes are built on first use, and a cross-check of the three libraries' answers is printed
+// to stderr before the first timing.
+#include "mesh_bench.hpp"
+
+#include "mesh_peers.hpp"
+#include "mesh_scenes.hpp"
+
+#include <impact/level.hpp>
+#include <impact/mesh.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+#include <random>
+
+namespace impact_bench {
+namespace {
+
+using impact::Vec3;
+using V = Vec3<double>;
+
+constexpr int kRays = 4096;
+constexpr float kSphereRadius = 0.25f;
+
+struct MeshScene {
+  std::string name;
+  impact_scenes::MeshData data;
+  impact::TriangleMesh<double> md;
+  impact::TriangleMesh<float> mf;
+  impact::TriangleMesh<float> mf_sah;  // the same mesh with MeshSplit::sah bins
+  MeshDesc desc;
+  std::vector<SegmentDesc> rays;
+  std::unique_ptr<EmbreePeer> embree;
+  std::unique_ptr<BulletMeshPeer> bullet;
+};
+
+std::vector<SegmentDesc> terrain_rays(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> xy(-95, 95), h(5, 30);
+  std::vector<SegmentDesc> out;
+  for (int i = 0; i < kRays; ++i) {
+    const V o(xy(rng), xy(rng), h(rng));
+    const V to(xy(rng) * 0.2 + o.x() * 0.8, xy(rng) * 0.2 + o.y() * 0.8, -10);
+    const V p = to - o;
+    out.push_back({{float(o.x()), float(o.y()), float(o.z())}, {float(p.x()), float(p.y()), float(p.z())}});
+  }
+  return out;
+}
+
+std::vector<SegmentDesc> level_rays(std::uint64_t seed, double length) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.02, 0.98);
+  std::normal_distribution<double> g;
+  std::vector<SegmentDesc> out;
+  for (int i = 0; i < kRays; ++i) {
+    const V o(length * u(rng), 8 * u(rng), 4 * u(rng));
+    const V p = V(g(rng), g(rng), 0.5 * g(rng)).normalized() * (16 * u(rng));
+    out.push_back({{float(o.x()), float(o.y()), float(o.z())}, {float(p.x()), float(p.y()), float(p.z())}});
+  }
+  return out;
+}
+
+void finish(MeshScene& s) {
+  s.md = impact_scenes::to_mesh<double>(s.data);
+  s.mf = impact_scenes::to_mesh<float>(s.data);
+  s.mf_sah = impact_scenes::to_mesh<float>(s.data, {.split = impact::MeshSplit::sah});
+  for (const V& v : s.data.vertices) s.desc.vertices.push_back({float(v.x()), float(v.y()), float(v.z())});
+  s.desc.triangles = s.data.triangles;
+  s.embree = std::make_unique<EmbreePeer>(s.desc);
+  s.bullet = std::make_unique<BulletMeshPeer>(s.desc);
+  // Cross-check: the three libraries (impact in float, like the peers) on the first 2000 rays.
+  int hits = 0, embree_agree = 0, bullet_agree = 0, sphere_hits = 0, sphere_agree = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const SegmentDesc& r = s.rays[static_cast<std::size_t>(i)];
+    const Vec3<float> o(r.origin[0], r.origin[1], r.origin[2]), d(r.path[0], r.path[1], r.path[2]);
+    const auto h = impact::mesh_ray_cast(s.mf, impact::Ray<float>{o, d}, {.back_faces = impact::BackFaces::collide});
+    const float mine = h.status == impact::Status::hit ? h.lambda : -1.0f;
+    std::uint32_t tri = 0;
+    const float e = s.embree->ray(r, tri), b = s.bullet->ray(r);
+    auto same = [&](float x) { return (x < 0) == (mine < 0) && (mine < 0 || std::abs(x - mine) <= 1e-4f); };
+    hits += mine >= 0;
+    embree_agree += same(e);
+    bullet_agree += same(b);
+    if (i < 500) {
+      const auto sh = impact::mesh_sphere_cast(s.mf, o, kSphereRadius, d, {.back_faces = impact::BackFaces::collide});
+      const float ms = sh.status == impact::Status::hit ? sh.toi : sh.status == impact::Status::initially_overlapping ? 0.f : -1.f;
+      const float bs = s.bullet->sphere_sweep(r, kSphereRadius);
+      sphere_hits += ms >= 0;
+      const bool agree = (bs < 0) == (ms < 0) && (ms < 0 || std::abs(bs - ms) <= 2e-3f);
+      sphere_agree += agree;
+      if (!agree && std::getenv("IMPACT_BENCH_SHOW_DISAGREEMENTS"))
+        std::cerr << "  sweep " << i << ": impact " << ms << " (" << impact::to_string(sh.status) << "), bullet " << bs
+                  << "\n";
+    }
+  }
+  std::cerr << "mesh cross-check " << s.name << " (" << s.data.triangles.size() << " triangles, tree depth "
+            << s.md.depth << "): rays hit " << hits << "/2000; embree agrees on "
+            << (EmbreePeer::available() ? std::to_string(embree_agree) : std::string("- (not built)"))
+            << ", bullet on " << bullet_agree << " (|Δt| ≤ 1e-4); sphere sweeps hit " << sphere_hits
+            << "/500, bullet agrees on " << sphere_agree << " (|Δt| ≤ 2e-3)\n";
+}
+
+MeshScene& scene(int which) {
+  static std::once_flag once[2];
+  static MeshScene scenes[2];
+  std::call_once(once[which], [which] {
+    MeshScene& s = scenes[which];
+    if (which == 0) {
+      s.name = "terrain_1m";
+      s.data = impact_scenes::terrain(708, 100, 42, 5.0);
+      s.rays = terrain_rays(1);
+    } else {
+      s.name = "level_1m";
+      const auto L = impact_scenes::level(20, 70);
+      s.data = L.mesh;
+      s.rays = level_rays(2, 20 * 8.0);
+    }
+    finish(s);
+  });
+  return scenes[which];
+}
+
+Vec3<double> o_of(const SegmentDesc& r) { return {r.origin[0], r.origin[1], r.origin[2]}; }
+Vec3<double> p_of(const SegmentDesc& r) { return {r.path[0], r.path[1], r.path[2]}; }
+
+enum class Lib { impact_double, impact_float, impact_float_sah, embree, bullet };
+
+void bm_ray(benchmark::State& st, int which, Lib lib) {
+  MeshScene& s = scene(which);
+  std::vector<impact::Ray<double>> rd;
+  std::vector<impact::Ray<float>> rf;
+  for (const auto& r : s.rays) {
+    rd.push_back({o_of(r), p_of(r)});
+    rf.push_back({o_of(r).cast<float>(), p_of(r).cast<float>()});
+  }
+  std::size_t i = static_cast<std::size_t>(st.thread_index()) * 977;
+  for (auto _ : st) {
+    const std::size_t k = i++ % kRays;
+    switch (lib) {
+      case Lib::impact_double:
+        benchmark::DoNotOptimize(impact::mesh_ray_cast(s.md, rd[k], {.back_faces = impact::BackFaces::collide}).lambda);
+        break;
+      case Lib::impact_float:
+        benchmark::DoNotOptimize(impact::mesh_ray_cast(s.mf, rf[k], {.back_faces = impact::BackFaces::collide}).lambda);
+        break;
+      case Lib::impact_float_sah:
+        benchmark::DoNotOptimize(impact::mesh_ray_cast(s.mf_sah, rf[k], {.back_faces = impact::BackFaces::collide}).lambda);
+        break;
+      case Lib::embree: {
+        std::uint32_t t;
+        benchmark::DoNotOptimize(s.embree->ray(s.rays[k], t));
+        break;
+      }
+      case Lib::bullet: benchmark::DoNotOptimize(s.bullet->ray(s.rays[k])); break;
+    }
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
+}
+
+void bm_sphere(benchmark::State& st, int which, Lib lib) {
+  MeshScene& s = scene(which);
+  std::size_t i = static_cast<std::size_t>(st.thread_index()) * 977;
+  for (auto _ : st) {
+    const SegmentDesc& r = s.rays[i++ % kRays];
+    switch (lib) {
+      case Lib::impact_double:
+        benchmark::DoNotOptimize(impact::mesh_sphere_cast(s.md, o_of(r), double(kSphereRadius), p_of(r),
+                                                          {.back_faces = impact::BackFaces::collide}).toi);
+        break;
+      case Lib::impact_float:
+        benchmark::DoNotOptimize(impact::mesh_sphere_cast(s.mf, Vec3<float>(o_of(r).cast<float>()), kSphereRadius,
+                                                          Vec3<float>(p_of(r).cast<float>()),
+                                                          {.back_faces = impact::BackFaces::collide}).toi);
+        break;
+      case Lib::impact_float_sah:
+        benchmark::DoNotOptimize(impact::mesh_sphere_cast(s.mf_sah, Vec3<float>(o_of(r).cast<float>()), kSphereRadius,
+                                                          Vec3<float>(p_of(r).cast<float>()),
+                                                          {.back_faces = impact::BackFaces::collide}).toi);
+        break;
+      case Lib::bullet: benchmark::DoNotOptimize(s.bullet->sphere_sweep(r, kSphereRadius)); break;
+      case Lib::embree: break;
+    }
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()));
+}
+
+void bm_build(benchmark::State& st, int which, bool as_float, impact::MeshSplit split) {
+  MeshScene& s = scene(which);
+  impact::TriangleMesh<double> md = s.md;
+  impact::TriangleMesh<float> mf = s.mf;
+  for (auto _ : st) {
+    if (as_float) benchmark::DoNotOptimize(impact::build_mesh(mf, {.split = split}));
+    else benchmark::DoNotOptimize(impact::build_mesh(md, {.split = split}));
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * static_cast<std::int64_t>(s.data.triangles.size())));
+}
+
+/// The 20-room level of the room benchmarks: 32×32 quads per face (about 24,000 triangles a room),
+/// one carve through the wall between rooms 7 and 8.
+impact::Level<double>& rebuild_level() {
+  static std::once_flag once;
+  static impact::Level<double> L;
+  std::call_once(once, [] {
+    const auto d = impact_scenes::level(20, 32);
+    L.rooms.resize(20);
+    for (std::size_t r = 0; r < 20; ++r) {
+      L.rooms[r].mesh.vertices = d.mesh.vertices;
+      L.rooms[r].cell_lo = d.cells[r].first;
+      L.rooms[r].cell_hi = d.cells[r].second;
+    }
+    for (std::size_t i = 0; i < d.mesh.triangles.size(); ++i) L.rooms[d.room_of[i]].mesh.triangles.push_back(d.mesh.triangles[i]);
+    (void)impact::build_level(L);
+    const auto rep = impact::carve(L, V(64, 1.5, 2.0), 0.75);
+    std::cerr << "room_rebuild level20: " << d.mesh.triangles.size() << " triangles in 20 rooms; the carve removed";
+    for (std::size_t i = 0; i < rep.rooms.size(); ++i)
+      std::cerr << " " << rep.removed[i] << " from room " << rep.rooms[i] << " (rebuilt in " << rep.rebuild_seconds[i] * 1e3 << " ms)";
+    std::cerr << "\n";
+  });
+  return L;
+}
+
+void bm_room_rebuild(benchmark::State& st, bool all_rooms) {
+  impact::Level<double>& L = rebuild_level();
+  for (auto _ : st) {
+    if (all_rooms) {
+      for (auto& r : L.rooms) benchmark::DoNotOptimize(impact::build_mesh(r.mesh, L.build));
+    } else {
+      benchmark::DoNotOptimize(impact::build_mesh(L.rooms[7].mesh, L.build));
+    }
+  }
+}
+
+}  // namespace
+
+void register_mesh_benchmarks() {
+  const char* meshes[] = {"terrain_1m", "level_1m"};
+  for (int w = 0; w < 2; ++w) {
+    const std::string m = meshes[w];
+    for (int threads : {1, 2}) {
+      auto reg = [&](const std::string& lib, Lib l) {
+        benchmark::RegisterBenchmark(("mesh_ray_cast/" + m + "/" + lib).c_str(), bm_ray, w, l)->Threads(threads)->UseRealTime();
+      };
+      reg("impact", Lib::impact_double);
+      reg("impact/float", Lib::impact_float);
+      reg("impact/float/sah", Lib::impact_float_sah);
+      if (EmbreePeer::available()) reg("embree", Lib::embree);
+      reg("bullet", Lib::bullet);
+    }
+    benchmark::RegisterBenchmark(("mesh_sphere_cast/" + m + "/impact").c_str(), bm_sphere, w, Lib::impact_double);
+    benchmark::RegisterBenchmark(("mesh_sphere_cast/" + m + "/impact/float").c_str(), bm_sphere, w, Lib::impact_float);
+    benchmark::RegisterBenchmark(("mesh_sphere_cast/" + m + "/impact/float/sah").c_str(), bm_sphere, w, Lib::impact_float_sah);
+    benchmark::RegisterBenchmark(("mesh_sphere_cast/" + m + "/bullet").c_str(), bm_sphere, w, Lib::bullet);
+    benchmark::RegisterBenchmark(("mesh_build/" + m + "/impact").c_str(), bm_build, w, false, impact::MeshSplit::middle)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("mesh_build/" + m + "/impact/float").c_str(), bm_build, w, true, impact::MeshSplit::middle)->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("mesh_build/" + m + "/impact/float/sah").c_str(), bm_build, w, true, impact::MeshSplit::sah)->Unit(benchmark::kMillisecond);
+  }
+  benchmark::RegisterBenchmark("room_rebuild/level20/impact", bm_room_rebuild, false)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("room_rebuild/level20/impact/all_rooms", bm_room_rebuild, true)->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace impact_bench

@@ -1,0 +1,140 @@
+// Property battery: every tree query equals brute force over all triangles (the same triangle at
+// the same time, bit for bit: both run the same per-triangle test, and ties go to the lower index)
+// on seeded random levels — closed meshes, terrain, triangle soup with degenerate and duplicate
+// triangles, and a room level — for rays, sphere casts (with buffers and both back-face modes)
+// and box casts, in float and double, under several leaf sizes, depth limits and both split rules. The hit rate is
+// asserted to lie between 10% and 90% on every level so both outcomes are exercised.
+#include "mesh_scenes.hpp"
+
+#include <impact/mesh.hpp>
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+namespace {
+
+using namespace impact;
+using impact_scenes::MeshData;
+
+struct Level {
+  std::string name;
+  MeshData data;
+  double extent;  // casts start within this cube (about `centre`)
+  Vec3<double> centre = Vec3<double>::Zero();
+};
+
+std::vector<Level> levels() {
+  std::vector<Level> out;
+  out.push_back({"cube", impact_scenes::cube_grid(1.0, 8), 2.0});
+  out.push_back({"icosphere", impact_scenes::icosphere(3, 1.5), 2.5});
+  out.push_back({"terrain", impact_scenes::terrain(40, 6, 17), 6.0});
+  MeshData soup = impact_scenes::soup(600, 4, 23);
+  // Degenerate and duplicate triangles mixed in.
+  for (int i = 0; i < 40; ++i) {
+    const auto& t = soup.triangles[static_cast<std::size_t>(i) * 7];
+    soup.triangles.push_back(t);                      // duplicate
+    soup.triangles.push_back({t[0], t[0], t[1]});     // zero area
+  }
+  out.push_back({"soup", soup, 4.0});
+  out.push_back({"rooms", impact_scenes::level(3, 6).mesh, 12.0});
+  // Far from the origin: the slab test and the triangle test round differently there.
+  const Vec3<double> far(3e4, -7e4, 5e4);
+  MeshData moved = impact_scenes::cube_grid(1.0, 8);
+  for (auto& v : moved.vertices) v += far;
+  out.push_back({"far_cube", moved, 2.0, far});
+  return out;
+}
+
+template <class S>
+void check_level(const Level& L, const MeshBuildOptions& build, std::uint64_t seed) {
+  using V = Vec3<S>;
+  const TriangleMesh<S> m = impact_scenes::to_mesh<S>(L.data, build);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto point = [&] {
+    return V(S(L.centre.x() + L.extent * u(rng)), S(L.centre.y() + L.extent * u(rng)), S(L.centre.z() + L.extent * u(rng)));
+  };
+  int rays = 0, ray_hits = 0, spheres = 0, sphere_hits = 0;
+  for (int i = 0; i < 1500; ++i) {
+    const V o = point();
+    const V d = V(point() - o);
+    const BackFaces bf = i % 2 ? BackFaces::collide : BackFaces::ignore;
+    // Rays.
+    MeshRayOptions<S> ro{.max_lambda = S(1), .back_faces = bf};
+    const auto a = mesh_ray_cast(m, Ray<S>{o, d}, ro);
+    ro.brute_force = true;
+    const auto b = mesh_ray_cast(m, Ray<S>{o, d}, ro);
+    ASSERT_EQ(a.status, b.status) << L.name << " ray " << i;
+    ++rays;
+    if (a.status == Status::hit) {
+      ++ray_hits;
+      ASSERT_EQ(a.triangle, b.triangle) << L.name << " ray " << i;
+      ASSERT_EQ(a.lambda, b.lambda) << L.name << " ray " << i;
+    }
+    // Spheres (small to large radii, some with a buffer).
+    const S r = S(L.extent * 0.1 * std::abs(u(rng)));
+    MeshSphereOptions<S> so{.buffer = i % 3 == 0 ? S(0.05) : S(0), .back_faces = bf};
+    const auto sa = mesh_sphere_cast(m, o, r, d, so);
+    so.brute_force = true;
+    const auto sb = mesh_sphere_cast(m, o, r, d, so);
+    ASSERT_EQ(sa.status, sb.status) << L.name << " sphere " << i;
+    ++spheres;
+    if (sa.status == Status::hit || sa.status == Status::initially_overlapping) {
+      sphere_hits += sa.status == Status::hit;
+      ASSERT_EQ(sa.triangle, sb.triangle) << L.name << " sphere " << i << " status " << int(sa.status) << " t " << sa.contact_time << " vs " << sb.contact_time << " feat " << int(sa.feature) << "/" << int(sb.feature) << " r " << r << " o " << o.transpose() << " d " << d.transpose();
+      ASSERT_EQ(sa.toi, sb.toi) << L.name << " sphere " << i;
+      ASSERT_EQ(sa.feature, sb.feature) << L.name << " sphere " << i;
+    }
+    // Boxes (fewer: a GJK cast per candidate triangle).
+    if (i % 10 == 0) {
+      Pose<S> pose;
+      pose.position = o;
+      pose.rotation = Quat<S>(S(u(rng)), S(u(rng)), S(u(rng)), S(u(rng))).normalized();
+      const Shape<S> box{Box<S>{V(S(0.2), S(0.1), S(0.3)) * S(L.extent / 4)}};
+      MeshShapeOptions<S> co{.back_faces = bf};
+      const auto ca = mesh_shape_cast(m, box, pose, d, co);
+      co.brute_force = true;
+      const auto cb = mesh_shape_cast(m, box, pose, d, co);
+      ASSERT_EQ(ca.status, cb.status) << L.name << " box " << i;
+      if (ca.status != Status::miss) {
+        ASSERT_EQ(ca.triangle, cb.triangle) << L.name << " box " << i;
+        ASSERT_EQ(ca.toi, cb.toi) << L.name << " box " << i;
+      }
+    }
+  }
+  EXPECT_GE(ray_hits, rays / 10) << L.name;
+  EXPECT_LE(ray_hits, rays * 9 / 10) << L.name;
+  EXPECT_GE(sphere_hits, spheres / 10) << L.name;
+  EXPECT_LE(sphere_hits, spheres * 9 / 10) << L.name;
+}
+
+TEST(MeshTree, EqualsBruteForceOnRandomLevelsDouble) {
+  std::uint64_t seed = 100;
+  for (const Level& L : levels())
+    for (const MeshBuildOptions b : {MeshBuildOptions{}, MeshBuildOptions{.leaf_size = 1}, MeshBuildOptions{.leaf_size = 16, .max_depth = 5},
+                                     MeshBuildOptions{.split = MeshSplit::sah}})
+      check_level<double>(L, b, ++seed);
+}
+
+TEST(MeshTree, EqualsBruteForceOnRandomLevelsFloat) {
+  std::uint64_t seed = 200;
+  for (const Level& L : levels()) {
+    check_level<float>(L, MeshBuildOptions{}, ++seed);
+    check_level<float>(L, MeshBuildOptions{.split = MeshSplit::sah, .leaf_size = 2}, ++seed);
+  }
+}
+
+TEST(MeshTree, DepthLimitAndLeafSizeAreHonoured) {
+  const MeshData d = impact_scenes::terrain(64, 6, 5);
+  for (int depth : {0, 3, 10}) {
+    const auto m = impact_scenes::to_mesh<double>(d, {.leaf_size = 1, .max_depth = depth});
+    EXPECT_LE(m.depth, depth);
+  }
+  const auto m = impact_scenes::to_mesh<double>(d, {.leaf_size = 8});
+  for (const auto& n : m.nodes) EXPECT_LE(n.count, 8u);
+  EXPECT_EQ(m.packed.size(), d.triangles.size());
+}
+
+}  // namespace
