@@ -12,15 +12,6 @@ namespace impact {
 namespace {
 
 template <class S>
-std::string check_vector(const Vec3<S>& v, const char* field) {
-  for (int i = 0; i < 3; ++i) {
-    if (!std::isfinite(v[i])) return std::string(field) + "." + std::to_string(i) + ": not finite";
-    if (std::abs(v[i]) > Tolerances<S>::max_magnitude) return std::string(field) + "." + std::to_string(i) + ": out of range";
-  }
-  return {};
-}
-
-template <class S>
 std::string check_scalar(S x, const char* field, bool positive) {
   if (!std::isfinite(x)) return std::string(field) + ": not finite";
   if (x < S(0) || (positive && x == S(0))) return std::string(field) + (positive ? ": must be positive" : ": negative");
@@ -158,8 +149,8 @@ RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray
       !detail::point_ok(ray.direction) || !detail::size_ok(opt.max_lambda)) {
     if (auto e = validate(shape); !e.empty()) out.error = "shape." + e;
     else if (auto e = validate(pose); !e.empty()) out.error = "pose." + e;
-    else if (auto e = check_vector(ray.origin, "origin"); !e.empty()) out.error = e;
-    else if (auto e = check_vector(ray.direction, "direction"); !e.empty()) out.error = e;
+    else if (auto e = detail::check_vector(ray.origin, "origin"); !e.empty()) out.error = e;
+    else if (auto e = detail::check_vector(ray.direction, "direction"); !e.empty()) out.error = e;
     else out.error = check_scalar(opt.max_lambda, "max_lambda", false);
     return out;
   }
@@ -205,8 +196,8 @@ CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& v
   }
   if (!detail::point_ok(velocity_a) || !detail::point_ok(velocity_b) || !detail::size_ok(opt.target_distance) ||
       !(opt.tolerance > S(0)) || !detail::size_ok(opt.tolerance)) {
-    if (auto e = check_vector(velocity_a, "velocity_a"); !e.empty()) out.error = e;
-    else if (auto e = check_vector(velocity_b, "velocity_b"); !e.empty()) out.error = e;
+    if (auto e = detail::check_vector(velocity_a, "velocity_a"); !e.empty()) out.error = e;
+    else if (auto e = detail::check_vector(velocity_b, "velocity_b"); !e.empty()) out.error = e;
     else if (auto e = check_scalar(opt.target_distance, "target_distance", false); !e.empty()) out.error = e;
     else out.error = check_scalar(opt.tolerance, "tolerance", true);
     return out;

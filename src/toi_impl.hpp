@@ -22,30 +22,11 @@ struct Kinematics {
   Quat<S> rotation;
   S radius = 0;  ///< Radius of the core about the local origin (what rotation moves).
 
+  /// The placement at time t (Motion::at: the same rotation exp(t·ω)·q0).
   [[nodiscard]] Transform<S> at(S t) const {
-    Transform<S> tf;
-    tf.translation = position + t * velocity;
-    const S w = omega.norm();
-    if (w > S(0)) {
-      const S half = S(0.5) * t * w;
-      const S s = std::sin(half) / w;
-      const Quat<S> turn(std::cos(half), s * omega.x(), s * omega.y(), s * omega.z());
-      tf.rotation = (turn * rotation).normalized().toRotationMatrix();
-    } else {
-      tf.rotation = rotation.toRotationMatrix();
-    }
-    return tf;
+    return Transform<S>(Motion<S>{Pose<S>{position, rotation}, velocity, omega}.at(t));
   }
 };
-
-template <class S>
-std::string check_vec(const Vec3<S>& v, const std::string& field) {
-  for (int i = 0; i < 3; ++i) {
-    if (!std::isfinite(v[i])) return field + "." + std::to_string(i) + ": not finite";
-    if (std::abs(v[i]) > Tolerances<S>::max_magnitude) return field + "." + std::to_string(i) + ": out of range";
-  }
-  return {};
-}
 
 /// The solver for one pair of concrete core types.
 template <class S, class A, class B>
@@ -68,7 +49,7 @@ class ToiSolver {
     lo_tf_a_ = ka_.at(S(0));
     lo_tf_b_ = kb_.at(S(0));
     lo_ = distance(lo_tf_a_, lo_tf_b_);
-    if (within_window(lo_, lo_tf_a_, lo_tf_b_)) {
+    if (within(lo_)) {
       finish(out, Status::initially_overlapping, S(0), lo_, Vec3<S>::Zero());
       return out;
     }
@@ -117,7 +98,6 @@ class ToiSolver {
   bool within(const DistanceResult<S>& r) const {
     return r.status == Status::intersecting || r.distance <= opt_.target_distance + opt_.tolerance;
   }
-  bool within_window(const DistanceResult<S>& r, const Transform<S>&, const Transform<S>&) const { return within(r); }
 
   /// Proven lower bound of sep(s, t) over an interval of length dt with sep = lo at its start
   /// and hi at its end.
@@ -173,7 +153,7 @@ class ToiSolver {
       ta = ka_.at(t);
       tb = kb_.at(t);
       r = distance(ta, tb);
-      if (within_window(r, ta, tb)) {
+      if (within(r)) {
         finish(out, Status::hit, t, r, s);
         return;
       }
@@ -262,11 +242,6 @@ class ToiSolver {
         }
       }
       const bool accepted = paper ? best > target : best > target + slack_;
-#ifdef IMPACT_TOI_TRACE
-      std::fprintf(stderr, "test %d [%.17g, %.17g] dirs %d best_lb %.6g f_try %.6g D_lo %.6g %s\n", stats_.interval_tests,
-                   double(t_lo), double(t_try), count_, double(best), double(f_try), double(lo_.distance),
-                   accepted ? "ACCEPT" : "reject");
-#endif
       if (accepted) {
         if (t_try >= S(1)) {
           stats_.photo_finish = stats_.interval_tests > 1;
@@ -279,7 +254,7 @@ class ToiSolver {
         lo_tf_a_ = ta;
         lo_tf_b_ = tb;
         lo_ = distance(ta, tb);
-        if (within_window(lo_, ta, tb)) {
+        if (within(lo_)) {
           finish(out, Status::hit, t_lo, lo_, fallback);
           return;
         }
@@ -339,10 +314,6 @@ class ToiSolver {
           return m - aim;
         };
         const auto root = detail::brent_root<S>(f, t_lo, f_lo - aim, t_try, f_try - aim, xtol, 60);
-#ifdef IMPACT_TOI_TRACE
-        std::fprintf(stderr, "  F-brent [%.9g, %.9g] -> pos %.12g evals %d\n", double(t_lo), double(t_try),
-                     double(root.positive), root.evaluations);
-#endif
         stats_.brent_evals += root.evaluations;
         const S t_x = root.positive > t_lo ? root.positive : t_lo + S(0.5) * (root.negative - t_lo);
         if (!(t_x > t_lo && t_x < t_try)) {
@@ -435,10 +406,6 @@ class ToiSolver {
     const auto root = detail::brent_root<S>(g, t_lo, lo_.distance - aim, t_c, std::min(f_c, -opt_.tolerance / S(4)),
                                             xtol, 60, S(0.45) * opt_.tolerance);
     stats_.brent_evals += root.evaluations + 1;
-#ifdef IMPACT_TOI_TRACE
-    std::fprintf(stderr, "  narrow [%.9g, %.9g] -> pos %.12g neg %.12g evals %d\n", double(t_lo), double(t_c),
-                 double(root.positive), double(root.negative), root.evaluations);
-#endif
     if (t_window > t_lo) {
       // A probe landed inside the window: the answer, once the intervals before it are proven.
       cand = t_try = t_window;
@@ -498,10 +465,10 @@ ToiHit<S> time_of_impact(const Shape<S>& a, const Motion<S>& ma, const Shape<S>&
       !detail::point_ok(mb.linear_velocity) || !detail::point_ok(mb.angular_velocity) ||
       !detail::size_ok(opt.target_distance) || !(opt.tolerance > S(0)) || !detail::size_ok(opt.tolerance) ||
       opt.max_iterations < 1) {
-    if (auto e = check_vec(ma.linear_velocity, "motion_a.linear_velocity"); !e.empty()) out.error = e;
-    else if (auto e = check_vec(ma.angular_velocity, "motion_a.angular_velocity"); !e.empty()) out.error = e;
-    else if (auto e = check_vec(mb.linear_velocity, "motion_b.linear_velocity"); !e.empty()) out.error = e;
-    else if (auto e = check_vec(mb.angular_velocity, "motion_b.angular_velocity"); !e.empty()) out.error = e;
+    if (auto e = detail::check_vector(ma.linear_velocity, "motion_a.linear_velocity"); !e.empty()) out.error = e;
+    else if (auto e = detail::check_vector(ma.angular_velocity, "motion_a.angular_velocity"); !e.empty()) out.error = e;
+    else if (auto e = detail::check_vector(mb.linear_velocity, "motion_b.linear_velocity"); !e.empty()) out.error = e;
+    else if (auto e = detail::check_vector(mb.angular_velocity, "motion_b.angular_velocity"); !e.empty()) out.error = e;
     else if (!detail::size_ok(opt.target_distance)) out.error = "target_distance: negative, not finite or out of range";
     else if (opt.max_iterations < 1) out.error = "max_iterations: must be at least 1";
     else out.error = "tolerance: must be positive and finite";

@@ -70,15 +70,15 @@ void answer_ray(const Shape<double>& shape, const Pose<double>& pose, const Ray<
   out["iterations"] = h.iterations;
 }
 
+/// The protocol's tolerance in the query's precision, no finer than that precision can honour.
 template <class S>
-void answer_cast(const Shape<double>& a, const Pose<double>& pa, const Vec3<double>& va, const Shape<double>& b,
-                 const Pose<double>& pb, const Vec3<double>& vb, CastMethod method, double target, double tolerance,
-                 ojson& out) {
-  ShapeCastOptions<S> opt;
-  opt.method = method;
-  opt.target_distance = static_cast<S>(target);
-  opt.tolerance = std::max(static_cast<S>(tolerance), Tolerances<S>::cast_tolerance * S(1e-2));
-  const CastHit<S> h = shape_cast<S>(as<S>(a), pa.cast<S>(), va.cast<S>(), as<S>(b), pb.cast<S>(), vb.cast<S>(), opt);
+S cast_tolerance(double tolerance) {
+  return std::max(static_cast<S>(tolerance), Tolerances<S>::cast_tolerance * S(1e-2));
+}
+
+/// The answer fields shared by shape_cast and time_of_impact.
+template <class S>
+void put_cast_answer(const CastHit<S>& h, ojson& out) {
   if (h.status == Status::invalid_input) throw Bad{h.error};
   out["status"] = std::string(to_string(h.status));
   out["toi"] = static_cast<double>(h.toi);
@@ -91,25 +91,36 @@ void answer_cast(const Shape<double>& a, const Pose<double>& pa, const Vec3<doub
 }
 
 template <class S>
+void answer_cast(const Shape<double>& a, const Pose<double>& pa, const Vec3<double>& va, const Shape<double>& b,
+                 const Pose<double>& pb, const Vec3<double>& vb, CastMethod method, double target, double tolerance,
+                 ojson& out) {
+  ShapeCastOptions<S> opt;
+  opt.method = method;
+  opt.target_distance = static_cast<S>(target);
+  opt.tolerance = cast_tolerance<S>(tolerance);
+  put_cast_answer(shape_cast<S>(as<S>(a), pa.cast<S>(), va.cast<S>(), as<S>(b), pb.cast<S>(), vb.cast<S>(), opt), out);
+}
+
+template <class S>
 void answer_toi(const Shape<double>& a, const Motion& ma, const Shape<double>& b, const Motion& mb, ToiMethod method,
                 double target, double tolerance, ojson& out) {
   ToiOptions<S> opt;
   opt.method = method;
   opt.target_distance = static_cast<S>(target);
-  opt.tolerance = std::max(static_cast<S>(tolerance), Tolerances<S>::cast_tolerance * S(1e-2));
+  opt.tolerance = cast_tolerance<S>(tolerance);
   auto motion = [](const Motion& m) {
     return impact::Motion<S>{m.pose.cast<S>(), m.linear.cast<S>(), m.angular.cast<S>()};
   };
-  const ToiHit<S> h = time_of_impact<S>(as<S>(a), motion(ma), as<S>(b), motion(mb), opt);
-  if (h.status == Status::invalid_input) throw Bad{h.error};
-  out["status"] = std::string(to_string(h.status));
-  out["toi"] = static_cast<double>(h.toi);
-  if (h.status == Status::hit) {
-    put_vec(out, "point_a", h.point_a);
-    put_vec(out, "point_b", h.point_b);
-    put_vec(out, "normal", h.normal);
+  put_cast_answer(time_of_impact<S>(as<S>(a), motion(ma), as<S>(b), motion(mb), opt), out);
+}
+
+/// The optional `target_distance` (≥ 0) and `tolerance` (> 0) of the cast queries.
+void read_target_and_tolerance(Fields& f, double& target, double& tolerance) {
+  if (const json* v = f.optional("target_distance")) target = size(*v, "target_distance");
+  if (const json* v = f.optional("tolerance")) {
+    tolerance = size(*v, "tolerance");
+    if (!(tolerance > 0)) throw Bad{"tolerance: must be positive"};
   }
-  out["iterations"] = h.iterations;
 }
 
 bool float_precision(Fields& f) {
@@ -164,11 +175,7 @@ void answer_query(const json& j, ojson& out) {
     const Vec3<double> vb = vec(f.required("velocity_b"), "velocity_b");
     const std::string method = method_in(f, {"gjk_raycast", "conservative_advancement", "mpr"});
     double target = 0, tolerance = 1e-6;
-    if (const json* v = f.optional("target_distance")) target = size(*v, "target_distance");
-    if (const json* v = f.optional("tolerance")) {
-      tolerance = size(*v, "tolerance");
-      if (!(tolerance > 0)) throw Bad{"tolerance: must be positive"};
-    }
+    read_target_and_tolerance(f, target, tolerance);
     f.finish();
     const CastMethod m = method == "conservative_advancement" ? CastMethod::conservative_advancement
                          : method == "mpr"                    ? CastMethod::mpr
@@ -182,11 +189,7 @@ void answer_query(const json& j, ojson& out) {
     const Motion mb = parse_motion(f.required("motion_b"), "motion_b");
     const std::string method = method_in(f, {"extrusion_brent", "conservative_advancement"});
     double target = 0, tolerance = 1e-6;
-    if (const json* v = f.optional("target_distance")) target = size(*v, "target_distance");
-    if (const json* v = f.optional("tolerance")) {
-      tolerance = size(*v, "tolerance");
-      if (!(tolerance > 0)) throw Bad{"tolerance: must be positive"};
-    }
+    read_target_and_tolerance(f, target, tolerance);
     f.finish();
     const ToiMethod m = method == "conservative_advancement" ? ToiMethod::conservative_advancement
                                                               : ToiMethod::extrusion_brent;

@@ -224,10 +224,6 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
     Vec3<S> next;
     const bool ok = simplex.closest(next);
     const S nn = next.squaredNorm();
-#ifdef IMPACT_GJK_TRACE
-    std::fprintf(stderr, "gjk it %d vv %.9g vw %.9g -> ok %d nn %.9g bits %x full %d degenerate %d\n", it, double(vv),
-                 double(vw), int(ok), double(nn), simplex.bits, int(simplex.full()), int(simplex.degenerate(15u)));
-#endif
     // A full simplex whose determinants all pass Johnson's tests holds the origin, when the signs
     // can be trusted: either the descent made progress, or the tetrahedron is well above the
     // rounding level (a thin one in float has a noisy v but sound signs; a flat one has neither).

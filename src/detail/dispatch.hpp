@@ -6,6 +6,7 @@
 
 #include <impact/shapes.hpp>
 
+#include <cmath>
 #include <string>
 #include <type_traits>
 
@@ -100,6 +101,16 @@ bool pose_ok(const Pose<S>& p) {
   constexpr S hi = (S(1) + Tolerances<S>::unit_quaternion) * (S(1) + Tolerances<S>::unit_quaternion);
   const S n2 = p.rotation.squaredNorm();
   return point_ok(p.position) && n2 >= lo && n2 <= hi;
+}
+
+/// Why a vector input is invalid ("velocity_a.1: not finite"), empty when it is valid.
+template <class S>
+std::string check_vector(const Vec3<S>& v, const std::string& field) {
+  for (int i = 0; i < 3; ++i) {
+    if (!std::isfinite(v[i])) return field + "." + std::to_string(i) + ": not finite";
+    if (std::abs(v[i]) > Tolerances<S>::max_magnitude) return field + "." + std::to_string(i) + ": out of range";
+  }
+  return {};
 }
 
 /// True when both shapes and poses are valid (fast, no allocation).
