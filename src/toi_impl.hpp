@@ -18,14 +18,22 @@ namespace {
 /// One shape's motion, precomputed for evaluation at any t.
 template <class S>
 struct Kinematics {
-  Vec3<S> position, velocity, omega;
-  Quat<S> rotation;
+  Motion<S> motion;
   S radius = 0;  ///< Radius of the core about the local origin (what rotation moves).
+  S spin = 0;    ///< |ω|
+  Vec3<S> axis = Vec3<S>::Zero();
+
+  Kinematics(const Motion<S>& m, S r) : motion(m), radius(r) {
+    motion.pose.rotation.normalize();
+    spin = m.angular_velocity.norm();
+    if (spin > S(0)) axis = m.angular_velocity / spin;
+  }
+  [[nodiscard]] const Vec3<S>& position() const { return motion.pose.position; }
+  [[nodiscard]] const Vec3<S>& velocity() const { return motion.linear_velocity; }
+  [[nodiscard]] const Vec3<S>& omega() const { return motion.angular_velocity; }
 
   /// The placement at time t (Motion::at: the same rotation exp(t·ω)·q0).
-  [[nodiscard]] Transform<S> at(S t) const {
-    return Transform<S>(Motion<S>{Pose<S>{position, rotation}, velocity, omega}.at(t));
-  }
+  [[nodiscard]] Transform<S> at(S t) const { return Transform<S>(motion.at(t, spin, axis)); }
 };
 
 /// The solver for one pair of concrete core types.
@@ -35,16 +43,18 @@ class ToiSolver {
   ToiSolver(const A& a, S ra, const B& b, S rb, const Kinematics<S>& ka, const Kinematics<S>& kb,
             const ToiOptions<S>& opt)
       : a_(a), b_(b), ra_(ra), rb_(rb), ka_(ka), kb_(kb), opt_(opt) {
-    vrel_ = kb.velocity - ka.velocity;
-    accel_ = ka.omega.squaredNorm() * ka.radius + kb.omega.squaredNorm() * kb.radius;
-    speed_ = vrel_.norm() + ka.omega.norm() * ka.radius + kb.omega.norm() * kb.radius;
+    vrel_ = kb.velocity() - ka.velocity();
+    spin_a_ = ka.spin;
+    spin_b_ = kb.spin;
+    speed_ = vrel_.norm() + ka.omega().norm() * ka.radius + kb.omega().norm() * kb.radius;
     // Rounding of a separation: a few ulps of the largest coordinate involved.
-    const S scale = std::max(ka.position.norm() + ka.velocity.norm(), kb.position.norm() + kb.velocity.norm()) +
+    const S scale = std::max(ka.position().norm() + ka.velocity().norm(), kb.position().norm() + kb.velocity().norm()) +
                     ka.radius + kb.radius + ra + rb + opt.target_distance;
     slack_ = S(16) * std::numeric_limits<S>::epsilon() * scale;
   }
 
   ToiHit<S> run() {
+   
     ToiHit<S> out;
     lo_tf_a_ = ka_.at(S(0));
     lo_tf_b_ = kb_.at(S(0));
@@ -63,11 +73,40 @@ class ToiSolver {
     Vec3<S> s;  // unit world direction, A toward B
     S lo;       // separation along s at t_lo
     S hi;       // separation along s at the time under test
+    S slope;    // its predicted rate of change from t_lo (next_step's model)
+    S k;        // K(s): the rotation part of its slope is within ±k
+    S m;        // M(s): its curvature is at most m
+    S sv;       // s·v_rel: the translation part of its slope
   };
 
   /// Rotation speed of the separation along s: K(s) = |s × ωA|·rA + |s × ωB|·rB.
   S rot_speed(const Vec3<S>& s) const {
-    return s.cross(ka_.omega).norm() * ka_.radius + s.cross(kb_.omega).norm() * kb_.radius;
+    return s.cross(ka_.omega()).norm() * ka_.radius + s.cross(kb_.omega()).norm() * kb_.radius;
+  }
+
+  /// Curvature bound of the separation along s: |d²sep/dt²| ≤ M(s) = |ωA|·|s × ωA|·rA + |ωB|·|s × ωB|·rB
+  /// (a point y turning at ω accelerates by ω × (ω × y), whose part along s is |ω|²·(s⊥ · y)).
+  S curvature(const Vec3<S>& s) const {
+    return spin_a_ * s.cross(ka_.omega()).norm() * ka_.radius + spin_b_ * s.cross(kb_.omega()).norm() * kb_.radius;
+  }
+
+  /// The least value a function f on [0, dt] can take, given f(0) = lo, f(dt) = hi, a slope in
+  /// [−down, up] and f'' ≤ m: the larger of the Lipschitz envelope's minimum (where the line
+  /// falling at `down` from lo meets the line rising at `up` into hi) and the minimum of the
+  /// parabola through both ends with curvature m (a function with f'' ≤ m lies above it).
+  static S interval_floor(S lo, S hi, S dt, S down, S up, S m) {
+    S lip = std::min(lo, hi);
+    if (!(dt > S(0))) return lip;
+    if (down > S(0) && up > S(0)) {
+      const S tau = (lo - hi + up * dt) / (down + up);
+      if (tau > S(0) && tau < dt) lip = std::min(lip, lo - down * tau);
+    }
+    S quad = std::min(lo, hi);  // m = 0: f is concave, above its chord
+    if (m > S(0)) {
+      const S tau = std::clamp(dt / S(2) - (hi - lo) / (m * dt), S(0), dt);
+      quad = std::min(quad, lo + (hi - lo) * (tau / dt) - S(0.5) * m * tau * (dt - tau));
+    }
+    return std::max(lip, quad);
   }
 
   /// Separation of the shapes along unit s (A toward B) at the given placements.
@@ -85,14 +124,17 @@ class ToiSolver {
   DistanceResult<S> distance(const Transform<S>& ta, const Transform<S>& tb, bool confirm = true) {
     ++stats_.gjk_calls;
     DistanceResult<S> r = gjk_distance<S>(a_, ra_, ta, b_, rb_, tb, gopt_, &cache_);
-    if (confirm && within(r)) {
-      ++stats_.gjk_calls;
-      cache_.count = 0;  // cold: no simplex, no axis, no hull hints
-      cache_.axis.setZero();
-      cache_.hint_a = cache_.hint_b = -1;
-      r = gjk_distance<S>(a_, ra_, ta, b_, rb_, tb, gopt_, &cache_);
-    }
+    if (confirm && within(r)) r = cold_distance(ta, tb);
     return r;
+  }
+
+  /// GJK from scratch: no simplex, no axis, no hull hints.
+  DistanceResult<S> cold_distance(const Transform<S>& ta, const Transform<S>& tb) {
+    ++stats_.gjk_calls;
+    cache_.count = 0;
+    cache_.axis.setZero();
+    cache_.hint_a = cache_.hint_b = -1;
+    return gjk_distance<S>(a_, ra_, ta, b_, rb_, tb, gopt_, &cache_);
   }
 
   bool within(const DistanceResult<S>& r) const {
@@ -100,16 +142,8 @@ class ToiSolver {
   }
 
   /// Proven lower bound of sep(s, t) over an interval of length dt with sep = lo at its start
-  /// and hi at its end.
-  S lower_bound(const Dir& d, S dt) const {
-    const S k = rot_speed(d.s);
-    const S sv = d.s.dot(vrel_);
-    const S chord = std::min(d.lo, d.hi);
-    const S curved = chord - std::min(k * dt / S(2), accel_ * dt * dt / S(8));
-    const S forward = d.lo + std::min(S(0), (sv - k) * dt);   // from the start, at the fastest decrease
-    const S backward = d.hi - std::max(S(0), (sv + k) * dt);  // from the end, backward in time
-    return std::max({curved, forward, backward});
-  }
+  /// and hi at its end: the slope of sep lies in s·v_rel ± K(s) and its curvature is at most M(s).
+  static S lower_bound(const Dir& d, S dt) { return interval_floor(d.lo, d.hi, dt, d.k - d.sv, d.k + d.sv, d.m); }
 
   void finish(ToiHit<S>& out, Status st, S t, const DistanceResult<S>& r, const Vec3<S>& fallback) {
     out.status = st;
@@ -127,6 +161,7 @@ class ToiSolver {
     S t = 0;
     Transform<S> ta = lo_tf_a_, tb = lo_tf_b_;
     DistanceResult<S> r = lo_;
+    bool cold_retry = false;
     for (int step = 0;; ++step) {
       if (step >= opt_.max_iterations) {
         finish(out, Status::max_iterations, t, r, Vec3<S>::Zero());
@@ -140,10 +175,23 @@ class ToiSolver {
         return;
       }
       const S dt = (sep - opt_.target_distance - slack_) / rate;
-      if (!(dt > S(0))) {  // GJK's axis no longer proves the gap: no safe step from here
+      if (!(dt > S(0))) {
+        // GJK's axis no longer proves the gap (a warm start can end on an axis a little off the
+        // true one, which a gap of a few tolerances does not absorb): once, ask a cold GJK.
+        if (!cold_retry) {
+          cold_retry = true;
+          r = cold_distance(ta, tb);
+          if (within(r)) {
+            finish(out, Status::hit, t, r, s);
+            return;
+          }
+          --step;
+          continue;
+        }
         finish(out, Status::max_iterations, t, r, s);
         return;
       }
+      cold_retry = false;
       const S next = t + dt;
       if (next > S(1)) {
         finish(out, Status::miss, S(1), r, s);
@@ -160,44 +208,58 @@ class ToiSolver {
     }
   }
 
+  Dir make_dir(const Vec3<S>& s, S lo) const {
+    const S sv = s.dot(vrel_);
+    return Dir{s, lo, lo, sv, rot_speed(s), curvature(s), sv};
+  }
+
   void add_direction(const Vec3<S>& s, S lo) {
     if (!(lo > opt_.target_distance + slack_)) return;
     if (count_ < kMaxDirs) {
-      dirs_[count_++] = Dir{s, lo, lo};
+      dirs_[count_++] = make_dir(s, lo);
       return;
     }
     int worst = 0;  // replace the direction with the least separation
     for (int i = 1; i < count_; ++i)
       if (dirs_[i].lo < dirs_[worst].lo) worst = i;
-    dirs_[worst] = Dir{s, lo, lo};
+    dirs_[worst] = make_dir(s, lo);
   }
 
-  /// After a rejected test of [t_lo, t_lo + dt]: the next step to try, at most `limit`. For each
-  /// stored direction, assume its separation runs linearly between its values at the ends of the
-  /// rejected interval and find the longest step whose bound should pass with a margin; take the
-  /// best direction, never less than the advancement step (which the bound always certifies).
-  S next_step(S dt, S limit) const {
+  /// The next step to try from t_lo, at most `limit`. Each stored direction's separation is
+  /// modelled as lo + slope·h (slope: from the last interval tested or passed); the longest h
+  /// whose bound holds on the model with a margin (the curvature terms × 1.5) solves
+  ///   g + min(0, slope)·h ≥ 1.5·min(K·h/2, M·h²/8),   g = lo − target,
+  /// in closed form (either term suffices). The best direction wins, never less than the
+  /// advancement step (which the bound always certifies).
+  /// The advancement step from t_lo: the longest any stored direction's forward bound
+  /// lo − (K − s·v_rel)·h certifies (with a 0.1% margin), at most `limit`.
+  S safe_step(S limit) const {
+    const S target = opt_.target_distance + slack_;
+    S safe = 0;
+    for (int i = 0; i < count_; ++i) {
+      const S g = dirs_[i].lo - target, rate = dirs_[i].k - dirs_[i].sv;
+      if (g > S(0)) safe = std::max(safe, rate > S(0) ? S(0.999) * g / rate : limit);
+    }
+    return std::min(limit, safe);
+  }
+
+  S next_step(S limit) const {
     const S target = opt_.target_distance + slack_;
     S step = 0, safe = 0;
     for (int i = 0; i < count_; ++i) {
       const Dir& d = dirs_[i];
-      const S k = rot_speed(d.s);
-      const S rate = k - d.s.dot(vrel_);
-      safe = std::max(safe, rate > S(0) ? S(0.999) * (d.lo - target) / rate : limit);
-      auto ok = [&](S h) {
-        const S model = d.lo + (d.hi - d.lo) * (h / dt);
-        return std::min(d.lo, model) - target >= S(1.5) * std::min(k * h / S(2), accel_ * h * h / S(8));
-      };
-      if (ok(limit)) {
-        step = limit;
-        break;
-      }
-      S lo = 0, hi = limit;
-      for (int it = 0; it < 30; ++it) {
-        const S mid = S(0.5) * (lo + hi);
-        (ok(mid) ? lo : hi) = mid;
-      }
-      step = std::max(step, lo);
+      const S g = d.lo - target;
+      if (!(g > S(0))) continue;
+      const S k = d.k;
+      const S rate = k - d.sv;
+      safe = std::max(safe, rate > S(0) ? S(0.999) * g / rate : limit);
+      const S fall = -std::min(S(0), d.slope);
+      const S lin_den = S(0.75) * k + fall;
+      const S lin = lin_den > S(0) ? g / lin_den : limit;
+      const S a = S(3) / S(16) * d.m;  // a·h² + fall·h ≤ g
+      const S disc = std::sqrt(fall * fall + S(4) * a * g);
+      const S quad = fall + disc > S(0) ? S(2) * g / (fall + disc) : limit;
+      step = std::max({step, lin, quad});
     }
     return std::min(limit, std::max(step, safe));
   }
@@ -218,11 +280,32 @@ class ToiSolver {
                             S(8) * std::numeric_limits<S>::epsilon());
     S t_lo = 0;
     add_direction(lo_.normal, separation(lo_.normal, lo_tf_a_, lo_tf_b_));
+    if (!paper) {
+      // Beyond the paper: along a body's spin axis its turning moves no support value, so a plane
+      // across that axis (a fan's disc) separates for as long as the bodies' translation allows.
+      // Kept only where it separates by at least half the distance (else it costs more tests
+      // than it saves).
+      const S useful = opt_.target_distance + std::max(slack_, S(0.5) * (lo_.distance - opt_.target_distance));
+      for (const Vec3<S>* axis : {&ka_.axis, &kb_.axis}) {
+        if (!(axis->squaredNorm() > S(0))) continue;
+        for (const S sign : {S(1), S(-1)}) {
+          const Vec3<S> u = sign * *axis;
+          const S along = separation(u, lo_tf_a_, lo_tf_b_);
+          if (along > useful) {
+            add_direction(u, along);
+            break;
+          }
+        }
+      }
+    }
     S t_try = 1;
     S t_c = 2;     // a time where GJK found the shapes within the target (2: none yet)
     S cand = -1;   // a time past t_lo where GJK found them apart; its axis is stored
     bool far_end_tried = paper;
     int certified_by = 0;
+    S stepped = 0;  // the length of the last interval passed
+    S prev_t = -1, prev_d = 0;  // the previous t_lo and its exact distance
+    bool proposing = false;     // t_try is a step the model proposed (a rejection falls back to the safe step)
     for (;;) {
       if (stats_.interval_tests >= opt_.max_iterations || count_ == 0) {
         finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
@@ -250,6 +333,7 @@ class ToiSolver {
         }
         // No contact on [t_lo, t_try]: move there, with GJK's exact distance and axis.
         const Vec3<S> fallback = dirs_[certified_by].s;
+        stepped = t_try - t_lo;
         t_lo = t_try;
         lo_tf_a_ = ta;
         lo_tf_b_ = tb;
@@ -263,21 +347,41 @@ class ToiSolver {
         for (int i = 0; i < count_; ++i) {
           if (dirs_[i].hi > target + slack_) {
             dirs_[kept] = dirs_[i];
+            dirs_[kept].slope = (dirs_[i].hi - dirs_[i].lo) / stepped;
             dirs_[kept].lo = dirs_[i].hi;
             ++kept;
           }
         }
         count_ = kept;
         add_direction(lo_.normal, separation(lo_.normal, ta, tb));
-        if (cand > t_lo) {
-          t_try = cand;
-        } else if (t_c <= S(1)) {
+        if (!paper && cand <= t_lo && t_c > S(1) && prev_t < t_lo && lo_.distance < prev_d) {
+          // Marching toward contact: the secant through the last two exact distances predicts it.
+          const int r = secant(t_lo, prev_t, prev_d, t_lo, lo_.distance, 1, t_c, cand, t_try, aim, xtol);
+          if (r < 0) {
+            finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+            return;
+          }
+          if (r > 0) {
+            proposing = false;
+            prev_t = t_lo;
+            prev_d = lo_.distance;
+            continue;
+          }
+        }
+        prev_t = t_lo;
+        prev_d = lo_.distance;
+        if (cand <= t_lo && t_c <= S(1)) {
+          proposing = false;
           if (!narrow(t_lo, t_c, cand, t_try, aim, xtol)) {
             finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
             return;
           }
         } else {
-          t_try = 1;
+          // Toward the pending candidate (or t = 1), as far as the directions' model allows.
+          const S end = cand > t_lo ? cand : S(1);
+          const S h = paper ? end - t_lo : next_step(end - t_lo);
+          proposing = h < end - t_lo;
+          t_try = proposing ? t_lo + h : end;
         }
         continue;
       }
@@ -285,6 +389,7 @@ class ToiSolver {
       // other), which settles [0, 1] in one more test.
       if (!far_end_tried) {
         far_end_tried = true;
+        proposing = false;
         const DistanceResult<S> r1 = distance(ta, tb);
         if (r1.status == Status::intersecting || r1.distance <= target) {
           t_c = t_try;
@@ -295,6 +400,7 @@ class ToiSolver {
         }
       }
       if (!paper && t_c <= t_try) {
+        proposing = false;
         // Contact is known at t_c within the rejected interval: Brent's method on the distance.
         if (!narrow(t_lo, t_c, cand, t_try, aim, xtol)) {
           finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
@@ -304,7 +410,16 @@ class ToiSolver {
       }
       S f_lo = -std::numeric_limits<S>::infinity();
       for (int i = 0; i < count_; ++i) f_lo = std::max(f_lo, dirs_[i].lo);
-      if (f_try < aim && f_lo > aim && (paper || (cand <= t_lo && t_c > S(1)))) {
+      // Beyond the paper: Brent's method on F only where F falls mostly by translation; where
+      // turning dominates (K·Δt above F's fall), F's root says little about contact and the
+      // bound's steps below go faster.
+      bool linearish = true;
+      if (!paper) {
+        S kmax = 0;
+        for (int i = 0; i < count_; ++i) kmax = std::max(kmax, dirs_[i].k);
+        linearish = kmax * dt < f_lo - f_try;
+      }
+      if (linearish && f_try < aim && f_lo > aim && (paper || (cand <= t_lo && t_c > S(1)))) {
         // The stored directions see the gap close before t_try: Brent's method on their largest
         // supporting distance picks t_x, on the safe side of its root (the paper's step).
         auto f = [&](S t) {
@@ -321,6 +436,7 @@ class ToiSolver {
           return;
         }
         t_try = t_x;
+        proposing = false;
         if (!paper) {
           // Beyond the paper: is the gap really closed at t_x? A stored direction underestimates
           // the gap (its support runs to the tip of a turning edge).
@@ -336,24 +452,9 @@ class ToiSolver {
             cand = t_x;
             // The secant through the exact distances at t_lo and t_x predicts contact; if GJK
             // confirms it, the first contact is bracketed.
-            S t0 = t_lo, d0 = lo_.distance, t1 = t_x, d1 = rx.distance;
-            for (int k = 0; k < 3 && d0 > d1; ++k) {
-              const S tp = std::min(S(1), t1 + (d1 - aim) * (t1 - t0) / (d0 - d1));
-              if (!(tp > t1)) break;
-              const DistanceResult<S> rp = distance(ka_.at(tp), kb_.at(tp));
-              if (rp.status == Status::intersecting || rp.distance <= target) {
-                t_c = tp;
-                if (!narrow(t_lo, t_c, cand, t_try, aim, xtol)) {
-                  finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
-                  return;
-                }
-                break;
-              }
-              if (tp >= S(1)) break;
-              t0 = t1;
-              d0 = d1;
-              t1 = tp;
-              d1 = rp.distance;
+            if (secant(t_lo, t_lo, lo_.distance, t_x, rx.distance, 3, t_c, cand, t_try, aim, xtol) < 0) {
+              finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+              return;
             }
           }
         }
@@ -361,7 +462,10 @@ class ToiSolver {
       }
       // The stored directions keep the shapes apart at t_try, but the rotation bound cannot
       // prove the whole interval: try the longest step the bound should certify.
-      S step = paper ? dt / S(2) : next_step(dt, dt);
+      for (int i = 0; i < count_; ++i) dirs_[i].slope = (dirs_[i].hi - dirs_[i].lo) / dt;
+      // A rejected proposal falls back to the advancement step, which the bound always passes.
+      S step = paper ? dt / S(2) : proposing ? safe_step(dt) : next_step(dt);
+      proposing = !paper && !proposing;
       if (!(step < dt)) step = dt / S(2);
       t_try = t_lo + step;
       if (!(t_try > t_lo)) {  // no representable progress: report the proven bound
@@ -369,6 +473,34 @@ class ToiSolver {
         return;
       }
     }
+  }
+
+  /// Secant probes on the exact distance through (t0, d0) and (t1, d1), at most `probes` GJK calls,
+  /// each aiming inside the window. A probe that finds contact brackets the first one in
+  /// [t_lo, probe] and hands over to narrow(); the first probe that finds the shapes apart becomes
+  /// `cand` (its axis stored) unless a candidate is pending. Returns 1 when narrow() set t_try,
+  /// 0 when no contact was found, −1 when narrowing failed.
+  int secant(S t_lo, S t0, S d0, S t1, S d1, int probes, S& t_c, S& cand, S& t_try, S aim, S xtol) {
+    const S target = opt_.target_distance;
+    for (int k = 0; k < probes && d0 > d1; ++k) {
+      const S tp = std::min(S(1), t1 + (d1 - aim) * (t1 - t0) / (d0 - d1));
+      if (!(tp > t1)) break;
+      const DistanceResult<S> rp = distance(ka_.at(tp), kb_.at(tp));
+      if (rp.status == Status::intersecting || rp.distance <= target) {
+        t_c = tp;
+        return narrow(t_lo, t_c, cand, t_try, aim, xtol) ? 1 : -1;
+      }
+      if (cand <= t_lo) {
+        cand = tp;
+        add_direction(rp.normal, separation(rp.normal, lo_tf_a_, lo_tf_b_));
+      }
+      if (tp >= S(1)) break;
+      t0 = t1;
+      d0 = d1;
+      t1 = tp;
+      d1 = rp.distance;
+    }
+    return 0;
   }
 
   /// Brent's method on the exact distance over [t_lo, t_c] (GJK at t_lo: apart by more than the
@@ -436,7 +568,7 @@ class ToiSolver {
   GjkCache<S> cache_;
   int hint_a_ = -1, hint_b_ = -1;
   Vec3<S> vrel_;
-  S accel_ = 0, speed_ = 0, slack_ = 0;
+  S spin_a_ = 0, spin_b_ = 0, speed_ = 0, slack_ = 0;
   ToiStats stats_;
   Dir dirs_[kMaxDirs];
   int count_ = 0;
@@ -477,10 +609,8 @@ ToiHit<S> time_of_impact(const Shape<S>& a, const Motion<S>& ma, const Shape<S>&
   detail::Core<S> ca, cb;
   detail::peel(a, ca);
   detail::peel(b, cb);
-  Kinematics<S> ka{ma.pose.position, ma.linear_velocity, ma.angular_velocity, ma.pose.rotation.normalized(),
-                   core_radius(a, ca.radius)};
-  Kinematics<S> kb{mb.pose.position, mb.linear_velocity, mb.angular_velocity, mb.pose.rotation.normalized(),
-                   core_radius(b, cb.radius)};
+  const Kinematics<S> ka(ma, core_radius(a, ca.radius));
+  const Kinematics<S> kb(mb, core_radius(b, cb.radius));
   return detail::visit_core(ca, [&](const auto& x) {
     return detail::visit_core(cb, [&](const auto& y) {
       using X = std::decay_t<decltype(x)>;

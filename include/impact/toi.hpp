@@ -37,13 +37,19 @@ struct Motion {
 
   /// The pose at time t.
   [[nodiscard]] Pose<S> at(S t) const {
+    const S w = angular_velocity.norm();
+    return at(t, w, w > S(0) ? Vec3<S>(angular_velocity / w) : Vec3<S>::Zero());
+  }
+
+  /// The pose at time t, given the spin rate w = |angular_velocity| and its unit axis (what a
+  /// solver evaluating many times precomputes; the same arithmetic as at(t)).
+  [[nodiscard]] Pose<S> at(S t, S w, const Vec3<S>& axis) const {
     Pose<S> p;
     p.position = pose.position + t * linear_velocity;
-    const S w = angular_velocity.norm();
     if (w > S(0)) {
       const S half = S(0.5) * t * w;
-      const Vec3<S> axis = angular_velocity / w;
-      const Quat<S> turn(std::cos(half), std::sin(half) * axis.x(), std::sin(half) * axis.y(), std::sin(half) * axis.z());
+      const S c = std::cos(half), sn = std::sin(half);
+      const Quat<S> turn(c, sn * axis.x(), sn * axis.y(), sn * axis.z());
       p.rotation = (turn * pose.rotation).normalized();
     } else {
       p.rotation = pose.rotation;
