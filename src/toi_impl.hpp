@@ -517,11 +517,13 @@ class ToiSolver {
     DistanceResult<S> in_window;
     S t_window = -1;  // a probe inside the window (target, target + 0.95·tolerance]
     Vec3<S> axis = lo_.normal;
+    S rate = 0;  // the distance's rate of change at the last probe that found the shapes apart
     auto g = [&](S t) {
       const Transform<S> ta = ka_.at(t), tb = kb_.at(t);
       const DistanceResult<S> r = distance(ta, tb, false);
       if (r.status != Status::intersecting && r.distance > target) {
         axis = r.normal;
+        rate = distance_rate(r, t);
         if (t > t_best) {
           t_best = t;
           best = r;
@@ -534,27 +536,79 @@ class ToiSolver {
       }
       return std::min(separation(axis, ta, tb), target) - aim;
     };
-    const S f_c = g(t_c);
-    const auto root = detail::brent_root<S>(g, t_lo, lo_.distance - aim, t_c, std::min(f_c, -opt_.tolerance / S(4)),
-                                            xtol, 60, S(0.45) * opt_.tolerance);
-    stats_.brent_evals += root.evaluations + 1;
+    // At t_c the shapes are known to be within the target: only the continuation is needed.
+    S b = t_c;
+    S fb = std::min(std::min(separation(axis, ka_.at(t_c), kb_.at(t_c)), target) - aim, -opt_.tolerance / S(4));
+    S a = t_lo, fa = lo_.distance - aim, da = distance_rate(lo_, t_lo);
+    S ap = t_lo, dap = da;  // the previous apart end and its rate
+    // Newton's method on the distance from the apart side (its rate from the witness points'
+    // velocities), safeguarded by the bracket: false position when Newton leaves it or was just
+    // used from the same point, bisection when the bracket stops halving.
+    bool fresh = true;  // a moved since the last Newton step
+    int evals = 0, slow = 0;
+    while (t_window < S(0) && b - a > xtol && evals < 60) {
+      const S width = b - a;
+      S x = -1;
+      if (fresh && da < S(0)) {
+        // The rate's change since the previous apart probe gives a curvature c; the root of
+        // fa + da·h + c·h² (stable form) corrects Newton's overshoot where the approach speeds up.
+        S h = -fa / da;
+        if (ap < a) {
+          const S c = S(0.5) * (da - dap) / (a - ap);
+          const S disc = da * da - S(4) * c * fa;
+          if (disc >= S(0)) h = S(2) * fa / (-da + std::sqrt(disc));
+        }
+        x = a + h;
+      }
+      if (!(x > a && x < b)) x = a + fa * (b - a) / (fa - fb);
+      if (!(x > a && x < b) || slow >= 2) {
+        x = S(0.5) * (a + b);
+        slow = 0;
+      }
+      fresh = false;
+      const S fx = g(x);
+      ++evals;
+      if (fx > S(0)) {
+        ap = a;
+        dap = da;
+        a = x;
+        fa = fx;
+        da = rate;
+        fresh = true;
+      } else {
+        b = x;
+        fb = fx;
+      }
+      slow = b - a > S(0.5) * width ? slow + 1 : 0;
+    }
+    stats_.brent_evals += evals;
     if (t_window > t_lo) {
       // A probe landed inside the window: the answer, once the intervals before it are proven.
       cand = t_try = t_window;
       add_direction(in_window.normal, separation(in_window.normal, lo_tf_a_, lo_tf_b_));
       return true;
     }
-    t_c = root.negative;
-    if (!(root.positive > t_lo)) {
+    t_c = b;
+    if (!(a > t_lo)) {
       cand = -1;
       t_try = t_lo + S(0.5) * (t_c - t_lo);
       return t_try > t_lo;
     }
-    if (t_best != root.positive) best = distance(ka_.at(root.positive), kb_.at(root.positive), false);
-    cand = t_try = root.positive;
+    if (t_best != a) best = distance(ka_.at(a), kb_.at(a), false);
+    cand = t_try = a;
     if (best.status != Status::intersecting)
       add_direction(best.normal, separation(best.normal, lo_tf_a_, lo_tf_b_));
     return true;
+  }
+
+  /// The rate of change of the distance at t, from the velocities of the witness points as points
+  /// of their bodies (by the envelope theorem, the distance's derivative where the closest
+  /// features are unique).
+  S distance_rate(const DistanceResult<S>& r, S t) const {
+    const Vec3<S> ca = ka_.position() + t * ka_.velocity(), cb = kb_.position() + t * kb_.velocity();
+    const Vec3<S> va = ka_.velocity() + ka_.omega().cross(r.point_a - ca);
+    const Vec3<S> vb = kb_.velocity() + kb_.omega().cross(r.point_b - cb);
+    return r.normal.dot(vb - va);
   }
 
   static constexpr int kMaxDirs = 8;
