@@ -337,7 +337,10 @@ class ToiSolver {
         t_lo = t_try;
         lo_tf_a_ = ta;
         lo_tf_b_ = tb;
-        lo_ = distance(ta, tb);
+        // Narrowing's probe inside the window was GJK at this very time: only its confirmation
+        // is left to do.
+        lo_ = t_lo == window_t_ ? window_r_ : distance(ta, tb, false);
+        if (within(lo_)) lo_ = cold_distance(ta, tb);
         if (within(lo_)) {
           finish(out, Status::hit, t_lo, lo_, fallback);
           return;
@@ -585,6 +588,8 @@ class ToiSolver {
     if (t_window > t_lo) {
       // A probe landed inside the window: the answer, once the intervals before it are proven.
       cand = t_try = t_window;
+      window_t_ = t_window;
+      window_r_ = in_window;
       add_direction(in_window.normal, separation(in_window.normal, lo_tf_a_, lo_tf_b_));
       return true;
     }
@@ -628,6 +633,8 @@ class ToiSolver {
   int count_ = 0;
   Transform<S> lo_tf_a_, lo_tf_b_;
   DistanceResult<S> lo_;
+  S window_t_ = -1;               ///< narrow()'s probe inside the window, and GJK's answer there
+  DistanceResult<S> window_r_;
 };
 
 template <class S>
