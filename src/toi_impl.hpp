@@ -305,6 +305,7 @@ class ToiSolver {
     int certified_by = 0;
     S stepped = 0;  // the length of the last interval passed
     S prev_t = -1, prev_d = 0;  // the previous t_lo and its exact distance
+    int failed_proposals = 0, safe_runs = 0;
     bool proposing = false;     // t_try is a step the model proposed (a rejection falls back to the safe step)
     for (;;) {
       if (stats_.interval_tests >= opt_.max_iterations || count_ == 0) {
@@ -333,6 +334,7 @@ class ToiSolver {
         }
         // No contact on [t_lo, t_try]: move there, with GJK's exact distance and axis.
         const Vec3<S> fallback = dirs_[certified_by].s;
+        if (proposing) failed_proposals = 0;
         stepped = t_try - t_lo;
         t_lo = t_try;
         lo_tf_a_ = ta;
@@ -382,9 +384,18 @@ class ToiSolver {
         } else {
           // Toward the pending candidate (or t = 1), as far as the directions' model allows.
           const S end = cand > t_lo ? cand : S(1);
-          const S h = paper ? end - t_lo : next_step(end - t_lo);
-          proposing = h < end - t_lo;
-          t_try = proposing ? t_lo + h : end;
+          if (!paper && failed_proposals > 0 && safe_runs < 4) {
+            // Marching where the model's proposals keep failing: straight to the advancement step
+            // (the model is asked again every fifth step).
+            ++safe_runs;
+            proposing = false;
+            t_try = t_lo + safe_step(end - t_lo);
+          } else {
+            safe_runs = 0;
+            const S h = paper ? end - t_lo : next_step(end - t_lo);
+            proposing = h < end - t_lo;
+            t_try = proposing ? t_lo + h : end;
+          }
         }
         continue;
       }
@@ -466,6 +477,7 @@ class ToiSolver {
       // The stored directions keep the shapes apart at t_try, but the rotation bound cannot
       // prove the whole interval: try the longest step the bound should certify.
       for (int i = 0; i < count_; ++i) dirs_[i].slope = (dirs_[i].hi - dirs_[i].lo) / dt;
+      if (proposing) ++failed_proposals;
       // A rejected proposal falls back to the advancement step, which the bound always passes.
       S step = paper ? dt / S(2) : proposing ? safe_step(dt) : next_step(dt);
       proposing = !paper && !proposing;
