@@ -237,12 +237,6 @@ class ToiSolver {
     dirs_[worst] = make_dir(s, lo);
   }
 
-  /// The next step to try from t_lo, at most `limit`. Each stored direction's separation is
-  /// modelled as lo + slope·h (slope: from the last interval tested or passed); the longest h
-  /// whose bound holds on the model with a margin (the curvature terms × 1.5) solves
-  ///   g + min(0, slope)·h ≥ 1.5·min(K·h/2, M·h²/8),   g = lo − target,
-  /// in closed form (either term suffices). The best direction wins, never less than the
-  /// advancement step (which the bound always certifies).
   /// The advancement step from t_lo: the longest any stored direction's forward bound
   /// lo − (K − s·v_rel)·h certifies (with a 0.1% margin), at most `limit`.
   S safe_step(S limit) const {
@@ -255,6 +249,12 @@ class ToiSolver {
     return std::min(limit, safe);
   }
 
+  /// The next step to try from t_lo, at most `limit`. Each stored direction's separation is
+  /// modelled as lo + slope·h (slope: from the last interval tested or passed); the longest h
+  /// whose bound holds on the model with a margin (the curvature terms × 1.5) solves
+  ///   g + min(0, slope)·h ≥ 1.5·min(K·h/2, M·h²/8),   g = lo − target,
+  /// in closed form (either term suffices). The best direction wins, never less than the
+  /// advancement step (which the bound always certifies).
   S next_step(S limit) const {
     const S target = opt_.target_distance + slack_;
     S step = 0, safe = 0;
