@@ -201,7 +201,7 @@ void agreement(ToiPairData& p, std::ostream& os) {
                       ref_status[i] == int(impact::Status::max_iterations);
     }
     std::snprintf(line, sizeof line,
-                  "  per query (mean): GJK calls %.2f, direction evaluations %.1f, Brent evaluations %.2f; photo finishes %d "
+                  "  per query (mean): GJK calls %.2f, direction evaluations %.1f, Brent and narrowing evaluations %.2f; photo finishes %d "
                   "(%.1f%% of the %d queries whose test of [0, 1] failed)\n",
                   g / double(n), de / double(n), be / double(n), pf, 100.0 * pf / std::max(1, first_failed), first_failed);
     os << line;

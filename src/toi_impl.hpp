@@ -44,9 +44,7 @@ class ToiSolver {
             const ToiOptions<S>& opt)
       : a_(a), b_(b), ra_(ra), rb_(rb), ka_(ka), kb_(kb), opt_(opt) {
     vrel_ = kb.velocity() - ka.velocity();
-    spin_a_ = ka.spin;
-    spin_b_ = kb.spin;
-    speed_ = vrel_.norm() + ka.omega().norm() * ka.radius + kb.omega().norm() * kb.radius;
+    speed_ = vrel_.norm() + ka.spin * ka.radius + kb.spin * kb.radius;
     // Rounding of a separation: a few ulps of the largest coordinate involved.
     const S scale = std::max(ka.position().norm() + ka.velocity().norm(), kb.position().norm() + kb.velocity().norm()) +
                     ka.radius + kb.radius + ra + rb + opt.target_distance;
@@ -54,7 +52,6 @@ class ToiSolver {
   }
 
   ToiHit<S> run() {
-   
     ToiHit<S> out;
     lo_tf_a_ = ka_.at(S(0));
     lo_tf_b_ = kb_.at(S(0));
@@ -82,12 +79,6 @@ class ToiSolver {
   /// Rotation speed of the separation along s: K(s) = |s × ωA|·rA + |s × ωB|·rB.
   S rot_speed(const Vec3<S>& s) const {
     return s.cross(ka_.omega()).norm() * ka_.radius + s.cross(kb_.omega()).norm() * kb_.radius;
-  }
-
-  /// Curvature bound of the separation along s: |d²sep/dt²| ≤ M(s) = |ωA|·|s × ωA|·rA + |ωB|·|s × ωB|·rB
-  /// (a point y turning at ω accelerates by ω × (ω × y), whose part along s is |ω|²·(s⊥ · y)).
-  S curvature(const Vec3<S>& s) const {
-    return spin_a_ * s.cross(ka_.omega()).norm() * ka_.radius + spin_b_ * s.cross(kb_.omega()).norm() * kb_.radius;
   }
 
   /// The least value a function f on [0, dt] can take, given f(0) = lo, f(dt) = hi, a slope in
@@ -220,9 +211,15 @@ class ToiSolver {
     }
   }
 
+  /// A stored direction with its bounds: K(s) as rot_speed() and the curvature bound
+  /// M(s) = |ωA|·|s × ωA|·rA + |ωB|·|s × ωB|·rB (a point y turning at ω accelerates by
+  /// ω × (ω × y), whose part along s is −|ω|²·(s⊥ · y)), from the same two cross products.
   Dir make_dir(const Vec3<S>& s, S lo) const {
     const S sv = s.dot(vrel_);
-    return Dir{s, lo, lo, sv, rot_speed(s), curvature(s), sv};
+    const S across_a = s.cross(ka_.omega()).norm(), across_b = s.cross(kb_.omega()).norm();
+    const S k = across_a * ka_.radius + across_b * kb_.radius;
+    const S m = ka_.spin * across_a * ka_.radius + kb_.spin * across_b * kb_.radius;
+    return Dir{s, lo, lo, sv, k, m, sv};
   }
 
   void add_direction(const Vec3<S>& s, S lo) {
@@ -257,14 +254,12 @@ class ToiSolver {
   /// advancement step (which the bound always certifies).
   S next_step(S limit) const {
     const S target = opt_.target_distance + slack_;
-    S step = 0, safe = 0;
+    S step = 0;
     for (int i = 0; i < count_; ++i) {
       const Dir& d = dirs_[i];
       const S g = d.lo - target;
       if (!(g > S(0))) continue;
       const S k = d.k;
-      const S rate = k - d.sv;
-      safe = std::max(safe, rate > S(0) ? S(0.999) * g / rate : limit);
       const S fall = -std::min(S(0), d.slope);
       const S lin_den = S(0.75) * k + fall;
       const S lin = lin_den > S(0) ? g / lin_den : limit;
@@ -273,7 +268,7 @@ class ToiSolver {
       const S quad = fall + disc > S(0) ? S(2) * g / (fall + disc) : limit;
       step = std::max({step, lin, quad});
     }
-    return std::min(limit, std::max(step, safe));
+    return std::min(limit, std::max(step, safe_step(limit)));
   }
 
   /// Vlack & Tachi's extrusion test with Brent's method, on intervals [t_lo, t_try].
@@ -530,13 +525,13 @@ class ToiSolver {
     return 0;
   }
 
-  /// Brent's method on the exact distance over [t_lo, t_c] (GJK at t_lo: apart by more than the
-  /// window; at t_c: within the target). Where GJK finds the shapes within the target, the
-  /// function is continued below zero by the separation along the last separating axis (a
-  /// signed stand-in for the penetration, which GJK does not measure), so Brent's interpolation
-  /// works on both sides. Stops once a probe lands inside the window; sets `cand` and `t_try`
-  /// there, stores GJK's axis, and moves t_c to the contact side. False when the bracket cannot
-  /// be narrowed.
+  /// Narrows [t_lo, t_c] on the exact distance (GJK at t_lo: apart by more than the window; at
+  /// t_c: within the target) by safeguarded Newton steps (see the loop). Where GJK finds the
+  /// shapes within the target, the function is continued below zero by the separation along the
+  /// last separating axis (a signed stand-in for the penetration, which GJK does not measure), so
+  /// false position works on both sides. Stops once a probe lands inside the window; sets `cand`
+  /// and `t_try` there, stores GJK's axis, and moves t_c to the contact side. False when the
+  /// bracket cannot be narrowed.
   bool narrow(S t_lo, S& t_c, S& cand, S& t_try, S aim, S xtol) {
     const S target = opt_.target_distance;
     DistanceResult<S> best = lo_;
@@ -651,7 +646,7 @@ class ToiSolver {
   GjkCache<S> cache_;
   int hint_a_ = -1, hint_b_ = -1;
   Vec3<S> vrel_;
-  S spin_a_ = 0, spin_b_ = 0, speed_ = 0, slack_ = 0;
+  S speed_ = 0, slack_ = 0;
   ToiStats stats_;
   Dir dirs_[kMaxDirs];
   int count_ = 0;

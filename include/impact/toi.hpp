@@ -73,7 +73,7 @@ struct ToiStats {
   int interval_tests = 0;    ///< Extrusion tests of an interval (the paper's solver iterations).
   int gjk_calls = 0;         ///< Full GJK distance queries.
   int direction_evals = 0;   ///< Supporting-distance evaluations of a stored direction.
-  int brent_evals = 0;       ///< Function evaluations inside Brent's method.
+  int brent_evals = 0;       ///< Evaluations in Brent's method on F and in narrowing the exact distance.
   bool photo_finish = false; ///< The test of [0, 1] failed, yet no contact was found.
 };
 

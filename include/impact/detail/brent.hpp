@@ -18,10 +18,10 @@ struct BrentResult {
 };
 
 /// Narrows [lo, hi] (f(lo) = f_lo > 0 ≥ f(hi) = f_hi) until the bracket is at most `xtol` wide,
-/// an evaluation lands within f_accept of zero (|f| ≤ f_accept), or `max_evaluations` calls of f
-/// are spent. Never evaluates outside the bracket.
+/// an evaluation lands on zero, or `max_evaluations` calls of f are spent. Never evaluates
+/// outside the bracket.
 template <class S, class F>
-BrentResult<S> brent_root(F&& f, S lo, S f_lo, S hi, S f_hi, S xtol, int max_evaluations, S f_accept = S(0)) {
+BrentResult<S> brent_root(F&& f, S lo, S f_lo, S hi, S f_hi, S xtol, int max_evaluations) {
   constexpr S eps = std::numeric_limits<S>::epsilon();
   // b: the best estimate; a: the previous one; c: b's bracket partner (f(b), f(c) of opposite sign).
   S a = lo, fa = f_lo, b = hi, fb = f_hi, c = a, fc = fa;
@@ -43,7 +43,7 @@ BrentResult<S> brent_root(F&& f, S lo, S f_lo, S hi, S f_hi, S xtol, int max_eva
     }
     const S tol = S(2) * eps * std::abs(b) + S(0.5) * xtol;
     const S half = S(0.5) * (c - b);
-    if (std::abs(half) <= tol || fb == S(0) || evals >= max_evaluations || std::abs(fb) <= f_accept) break;
+    if (std::abs(half) <= tol || fb == S(0) || evals >= max_evaluations) break;
     if (std::abs(prev_step) >= tol && std::abs(fa) > std::abs(fb)) {
       // Interpolate: the secant through a and b, or the inverse quadratic through a, b, c.
       S p, q;
