@@ -7,6 +7,7 @@
 // asked for) and each library's time divided by impact's (> 1: impact is faster). With
 // --benchmark_format=json, stdout carries only the benchmark library's output and the
 // cross-check and table go to stderr.
+#include "bench_cast.hpp"
 #include "bench_toi.hpp"
 #include "mesh_bench.hpp"
 #include "peers.hpp"
@@ -531,9 +532,14 @@ int main(int argc, char** argv) {
   // filter leaves the time_of_impact benchmarks out.
   const bool toi_wanted = filter.empty() || filter.find("time_of_impact") != std::string::npos ||
                           filter == "." || filter == ".*" || filter == "all";
-  const bool others_wanted = filter.empty() || filter.find("time_of_impact") == std::string::npos;
+  const bool others_wanted = filter.empty() || (filter.find("time_of_impact") == std::string::npos &&
+                                                  filter.find("cast") == std::string::npos);
   if (!listing && others_wanted) cross_check(pairs, info);
   setup_toi_benchmarks(info, !listing && toi_wanted);
+  // The linear-cast checks (agreement, the seed note's session table) likewise.
+  const bool cast_wanted = filter.empty() || filter.find("cast") != std::string::npos || filter == "." ||
+                           filter == ".*" || filter == "all";
+  setup_cast_benchmarks(info, !listing && cast_wanted);
 
   // Core-type copies for impact/core.
   const auto core_bb = make_core<impact::Box<double>, impact::Box<double>>(pairs[0]->scene);
