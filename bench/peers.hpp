@@ -219,4 +219,111 @@ class FclToiPeer {
   std::unique_ptr<Impl> impl_;
 };
 
+// ---- linear casts (bench_cast.cpp) ----
+
+/// One linear cast: A at pose_a moving by t·velocity_a, B at pose_b moving by t·velocity_b,
+/// t ∈ [0, 1], rotations fixed.
+struct CastCaseDesc {
+  int a = 0;
+  int b = 0;
+  PoseDesc pose_a;
+  PoseDesc pose_b;
+  std::array<double, 3> velocity_a{};
+  std::array<double, 3> velocity_b{};
+};
+
+struct CastSceneDesc {
+  std::vector<ShapeDesc> shapes;
+  std::vector<CastCaseDesc> cases;
+};
+
+/// A peer's answer to a linear cast (or a ray cast, with toi = the ray parameter).
+struct PeerCast {
+  bool hit = false;
+  double toi = 1;                     ///< Fraction of the motion at the hit (hit).
+  std::array<double, 3> normal{};     ///< Unit normal from A toward B (ray casts: outward normal of the shape), if the peer gives one.
+  std::array<double, 3> point{};      ///< A contact point (world), if the peer gives one.
+  bool beyond = false;  ///< Bullet's subsimplex caster returned true with a fraction > 1 (counted as a miss).
+  int failures = 0;     ///< Bullet: reportFailure calls (btContinuousConvexCollision gave up).
+};
+
+/// Bullet's linear casters (float btScalar in Debian's default build), each with a fresh
+/// btVoronoiSimplexSolver per query; margins 0 on boxes, cylinders and hulls (as BulletPeer).
+/// - subsimplex: btSubsimplexConvexCast (GJK ray cast à la van den Bergen, the caster of
+///   btCollisionWorld::rayTest and convexSweepTest); true with a fraction > 1 is read as a miss.
+/// - gjk: btGjkConvexCast (conservative advancement on btGjkPairDetector, no penetration solver).
+/// - continuous: btContinuousConvexCollision (conservative advancement with
+///   btGjkEpaPenetrationDepthSolver), the rotations of the two end transforms equal (zero angular
+///   velocity).
+class BulletCastPeer {
+ public:
+  enum class Caster { subsimplex, gjk, continuous };
+  BulletCastPeer(const CastSceneDesc& scene, Caster caster);
+  ~BulletCastPeer();
+  BulletCastPeer(const BulletCastPeer&) = delete;
+  BulletCastPeer& operator=(const BulletCastPeer&) = delete;
+  [[nodiscard]] PeerCast query(std::size_t i) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// FCL 0.7 fcl::continuousCollide(geometry, motion, geometry, motion, request, result) with
+/// TranslationMotion objects (built once, reset with integrate(0) before each query),
+/// ccd_solver_type = CCDC_CONSERVATIVE_ADVANCEMENT, gjk_solver_type = GST_LIBCCD,
+/// ccd_motion_type = CCDM_TRANS. FCL gives the time and the poses, no points or normal.
+class FclCastPeer {
+ public:
+  explicit FclCastPeer(const CastSceneDesc& scene);
+  ~FclCastPeer();
+  FclCastPeer(const FclCastPeer&) = delete;
+  FclCastPeer& operator=(const FclCastPeer&) = delete;
+  [[nodiscard]] PeerCast query(std::size_t i) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---- ray casts (bench_cast.cpp) ----
+
+/// Shape kinds of the ray-cast benchmarks (a superset of ShapeKind, kept apart so the other peers'
+/// switches stay exhaustive). The numbers a kind uses are those of ShapeDesc: radius and
+/// half_height (sphere, capsule, cylinder, cone: about z, the cone's apex at +z), half_extents
+/// (box), vertices (hull). ShapeDesc::kind is not read.
+enum class RayShapeKind { sphere, box, capsule, cylinder, cone, hull };
+
+/// A ray origin + λ·direction, 0 ≤ λ ≤ 1 (world), against shape `shape` at `pose`.
+struct RayCaseDesc {
+  int shape = 0;
+  PoseDesc pose;
+  std::array<double, 3> origin{};
+  std::array<double, 3> direction{};
+};
+
+struct RaySceneDesc {
+  RayShapeKind kind = RayShapeKind::sphere;
+  std::vector<ShapeDesc> shapes;
+  std::vector<RayCaseDesc> cases;
+};
+
+/// Bullet's ray casts against one convex shape: a zero-radius btSphereShape (margin 0) cast from
+/// the origin to origin + direction by btSubsimplexConvexCast or btGjkConvexCast against the
+/// static shape, as btCollisionWorld::rayTestSingle does; `aabb` (boxes only): btRayAabb on the
+/// ray taken into the box's frame, Bullet's slab test.
+class BulletRayPeer {
+ public:
+  enum class Caster { subsimplex, gjk, aabb };
+  BulletRayPeer(const RaySceneDesc& scene, Caster caster);
+  ~BulletRayPeer();
+  BulletRayPeer(const BulletRayPeer&) = delete;
+  BulletRayPeer& operator=(const BulletRayPeer&) = delete;
+  [[nodiscard]] PeerCast query(std::size_t i) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 }  // namespace impact_bench

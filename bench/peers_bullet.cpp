@@ -30,6 +30,11 @@
 #include <LinearMath/btTransformUtil.h>
 #include <BulletCollision/NarrowPhaseCollision/btPointCollector.h>
 #include <BulletCollision/NarrowPhaseCollision/btVoronoiSimplexSolver.h>
+#include <BulletCollision/CollisionShapes/btCapsuleShape.h>
+#include <BulletCollision/CollisionShapes/btConeShape.h>
+#include <BulletCollision/NarrowPhaseCollision/btGjkConvexCast.h>
+#include <BulletCollision/NarrowPhaseCollision/btSubSimplexConvexCast.h>
+#include <LinearMath/btAabbUtil2.h>
 
 #include <stdexcept>
 
@@ -190,6 +195,215 @@ PeerToi BulletToiPeer::query(std::size_t i) const {
       btTransformUtil::integrateTransform(tb[j], lin, ang, res.m_fraction, pb);
       r.pose_a = from_bt(pa);
       r.pose_b = from_bt(pb);
+      break;
+    }
+  }
+  return r;
+}
+
+// ---- linear casts: btSubsimplexConvexCast, btGjkConvexCast, btContinuousConvexCollision ----
+//
+// Configuration, and why:
+// - The shapes are those of the distance benchmarks (margins 0 on boxes, cylinders, hulls).
+// - Each caster is called once per query on (fromA, toA, fromB, toB), built here outside the
+//   timed loop: from = the pose at t = 0, to = the same rotation at position + velocity. A fresh
+//   caster and btVoronoiSimplexSolver (and, for btContinuousConvexCollision, a
+//   btGjkEpaPenetrationDepthSolver) on the stack serve each query, as in BulletToiPeer.
+// - CastResult defaults: m_allowedPenetration 0, m_fraction BT_LARGE_FLOAT on entry, and the
+//   subsimplex caster's own stopping rule m_subSimplexCastEpsilon = 1e-4 on the squared distance
+//   (float build: it stops about 0.01 from contact) with at most 32 iterations — what
+//   btCollisionWorld's convexSweepTest gets.
+// - btSubsimplexConvexCast can return true with a fraction above 1 (it checks λ > 1 only at the
+//   top of its loop): read as a miss (rayTestSingle does the same), flagged `beyond`.
+// - Normals: every caster reports n pointing from B toward A (v = a − b of the CSO, or
+//   btPointCollector's normal on B); the answer carries −n, from A toward B as impact does.
+
+struct BulletCastPeer::Impl {
+  std::vector<std::unique_ptr<btConvexShape>> shapes;
+  struct Item {
+    const btConvexShape* a;
+    const btConvexShape* b;
+    btTransform from_a, to_a, from_b, to_b;
+  };
+  btAlignedObjectArray<Item> items;
+  Caster caster;
+};
+
+namespace {
+btTransform moved(const PoseDesc& p, const std::array<double, 3>& v) {
+  PoseDesc q = p;
+  for (int k = 0; k < 3; ++k) q.position[k] += v[k];
+  return to_bt(q);
+}
+
+void fill(PeerCast& r, const btConvexCast::CastResult& res, double sign) {
+  r.toi = double(res.m_fraction);
+  for (int k = 0; k < 3; ++k) {
+    r.normal[k] = sign * double(res.m_normal[k]);
+    r.point[k] = double(res.m_hitPoint[k]);
+  }
+}
+}  // namespace
+
+BulletCastPeer::BulletCastPeer(const CastSceneDesc& scene, Caster caster) : impl_(std::make_unique<Impl>()) {
+  impl_->caster = caster;
+  for (const auto& s : scene.shapes) impl_->shapes.push_back(to_bt(s));
+  for (const auto& c : scene.cases)
+    impl_->items.push_back({impl_->shapes[c.a].get(), impl_->shapes[c.b].get(), to_bt(c.pose_a), moved(c.pose_a, c.velocity_a),
+                            to_bt(c.pose_b), moved(c.pose_b, c.velocity_b)});
+}
+
+BulletCastPeer::~BulletCastPeer() = default;
+
+PeerCast BulletCastPeer::query(std::size_t i) const {
+  const Impl::Item& it = impl_->items[static_cast<int>(i)];
+  btVoronoiSimplexSolver simplex;
+  PeerCast r;
+  switch (impl_->caster) {
+    case Caster::subsimplex: {
+      btSubsimplexConvexCast cast(it.a, it.b, &simplex);
+      btConvexCast::CastResult res;
+      if (cast.calcTimeOfImpact(it.from_a, it.to_a, it.from_b, it.to_b, res)) {
+        fill(r, res, -1);
+        r.beyond = res.m_fraction > btScalar(1);
+        r.hit = !r.beyond;
+        if (r.beyond) r.toi = 1;
+      }
+      break;
+    }
+    case Caster::gjk: {
+      btGjkConvexCast cast(it.a, it.b, &simplex);
+      btConvexCast::CastResult res;
+      if (cast.calcTimeOfImpact(it.from_a, it.to_a, it.from_b, it.to_b, res)) {
+        fill(r, res, -1);
+        r.hit = true;
+      }
+      break;
+    }
+    case Caster::continuous: {
+      btGjkEpaPenetrationDepthSolver epa;
+      btContinuousConvexCollision cast(it.a, it.b, &simplex, &epa);
+      CountingResult res;
+      if (cast.calcTimeOfImpact(it.from_a, it.to_a, it.from_b, it.to_b, res)) {
+        fill(r, res, -1);
+        r.hit = true;
+      }
+      r.failures = res.failures;
+      break;
+    }
+  }
+  return r;
+}
+
+// ---- ray casts: a point cast against a static convex shape ----
+//
+// As btCollisionWorld::rayTestSingle casts a ray against a convex shape: a btSphereShape of
+// radius 0 (margin 0) moves from the ray's origin to origin + direction, identity rotation, and the
+// target stays at its pose. The normal is the caster's v (from the shape toward the point): the
+// outward normal. `aabb` is Bullet's slab test btRayAabb, for boxes only, on the ray taken into the
+// box's frame (the transform is part of the query, as impact's is). Targets: margins 0 on box,
+// cylinder, cone and hull; sphere and capsule keep their radius as margin (Bullet's own model).
+
+struct BulletRayPeer::Impl {
+  std::vector<std::unique_ptr<btConvexShape>> shapes;
+  btSphereShape point{0};
+  struct Item {
+    const btConvexShape* shape;
+    btTransform pose, from, to;
+    btVector3 half_extents;
+  };
+  btAlignedObjectArray<Item> items;
+  Caster caster;
+};
+
+namespace {
+std::unique_ptr<btConvexShape> ray_target(RayShapeKind kind, const ShapeDesc& s) {
+  switch (kind) {
+    case RayShapeKind::sphere: return std::make_unique<btSphereShape>(btScalar(s.radius));
+    case RayShapeKind::capsule:  // height = the core segment's length; margin = radius
+      return std::make_unique<btCapsuleShapeZ>(btScalar(s.radius), btScalar(2 * s.half_height));
+    case RayShapeKind::cone: {  // apex at +z, base at −z, like impact's Cone
+      auto c = std::make_unique<btConeShapeZ>(btScalar(s.radius), btScalar(2 * s.half_height));
+      c->setMargin(0);
+      return c;
+    }
+    case RayShapeKind::box: {
+      ShapeDesc d = s;
+      d.kind = ShapeKind::box;
+      return to_bt(d);
+    }
+    case RayShapeKind::cylinder: {
+      ShapeDesc d = s;
+      d.kind = ShapeKind::cylinder;
+      return to_bt(d);
+    }
+    case RayShapeKind::hull: {
+      ShapeDesc d = s;
+      d.kind = ShapeKind::hull;
+      return to_bt(d);
+    }
+  }
+  throw std::runtime_error("bench: bullet: unknown ray shape");
+}
+}  // namespace
+
+BulletRayPeer::BulletRayPeer(const RaySceneDesc& scene, Caster caster) : impl_(std::make_unique<Impl>()) {
+  impl_->caster = caster;
+  impl_->point.setMargin(0);
+  if (caster == Caster::aabb && scene.kind != RayShapeKind::box) throw std::runtime_error("bench: btRayAabb is for boxes");
+  for (const auto& s : scene.shapes) impl_->shapes.push_back(ray_target(scene.kind, s));
+  for (const auto& c : scene.cases) {
+    Impl::Item it;
+    it.shape = impl_->shapes[c.shape].get();
+    it.pose = to_bt(c.pose);
+    const btVector3 o(btScalar(c.origin[0]), btScalar(c.origin[1]), btScalar(c.origin[2]));
+    const btVector3 d(btScalar(c.direction[0]), btScalar(c.direction[1]), btScalar(c.direction[2]));
+    it.from = btTransform(btQuaternion::getIdentity(), o);
+    it.to = btTransform(btQuaternion::getIdentity(), o + d);
+    const auto& h = scene.shapes[c.shape].half_extents;
+    it.half_extents = btVector3(btScalar(h[0]), btScalar(h[1]), btScalar(h[2]));
+    impl_->items.push_back(it);
+  }
+}
+
+BulletRayPeer::~BulletRayPeer() = default;
+
+PeerCast BulletRayPeer::query(std::size_t i) const {
+  const Impl::Item& it = impl_->items[static_cast<int>(i)];
+  PeerCast r;
+  switch (impl_->caster) {
+    case Caster::subsimplex: {
+      btVoronoiSimplexSolver simplex;
+      btSubsimplexConvexCast cast(&impl_->point, it.shape, &simplex);
+      btConvexCast::CastResult res;
+      if (cast.calcTimeOfImpact(it.from, it.to, it.pose, it.pose, res)) {
+        fill(r, res, 1);
+        r.beyond = res.m_fraction > btScalar(1);
+        r.hit = !r.beyond;
+        if (r.beyond) r.toi = 1;
+      }
+      break;
+    }
+    case Caster::gjk: {
+      btVoronoiSimplexSolver simplex;
+      btGjkConvexCast cast(&impl_->point, it.shape, &simplex);
+      btConvexCast::CastResult res;
+      if (cast.calcTimeOfImpact(it.from, it.to, it.pose, it.pose, res)) {
+        fill(r, res, 1);
+        r.hit = true;
+      }
+      break;
+    }
+    case Caster::aabb: {
+      const btVector3 from = it.pose.invXform(it.from.getOrigin()), to = it.pose.invXform(it.to.getOrigin());
+      btScalar param = 1;
+      btVector3 n(0, 0, 0);
+      if (btRayAabb(from, to, -it.half_extents, it.half_extents, param, n)) {
+        r.hit = true;
+        r.toi = double(param);
+        const btVector3 nw = it.pose.getBasis() * n;
+        for (int k = 0; k < 3; ++k) r.normal[k] = double(nw[k]);
+      }
       break;
     }
   }
