@@ -1050,6 +1050,268 @@ TEST(ShapeCastWitness, CylinderCylinderFloat) { cast_battery<float>({Kind::cylin
 TEST(ShapeCastWitness, ConeHullDouble) { cast_battery<double>({Kind::cone, Kind::hull, 1.0}, kWitnessCases, Part::witnesses); }
 TEST(ShapeCastWitness, ConeHullFloat) { cast_battery<float>({Kind::cone, Kind::hull, 1.0}, kWitnessCases, Part::witnesses); }
 
+// =============================================================================================
+// Adversarial batteries
+// =============================================================================================
+
+enum class Scenario { touching, sliding_on_contact, sliding_above, sliding_then_landing, moving_apart,
+                      moving_apart_overlapping, still_apart, still_overlapping, flat_boxes, needles };
+
+constexpr Kind kSolidKinds[] = {Kind::sphere, Kind::box, Kind::hull, Kind::capsule, Kind::cylinder, Kind::cone};
+
+/// B placed so that its support point along −u sits at A's support point along u plus
+/// (target + gap)·u: u is then a common normal, and the distance is exactly target + gap
+/// (before rounding the inputs to S) when gap ≥ −target.
+template <class S>
+void place_along(CastCase<S>& c, const V& pa, const Eigen::Quaterniond& qa, const Eigen::Quaterniond& qb, const V& u,
+                 double gap) {
+  c.pose_a = scenes::make_pose<S>(pa, qa);
+  c.pose_b = scenes::make_pose<S>(V::Zero(), qb);
+  const Body a0 = oracle::make_body(c.a.shape, scenes::make_pose<S>(V::Zero(), qa), c.a.hull_local);
+  const Body b0 = oracle::make_body(c.b.shape, c.pose_b, c.b.hull_local);
+  c.pose_b.position = scenes::to_s<S>(pa + oracle::support_point(a0, u) - oracle::support_point(b0, -u) +
+                                      (double(c.target) + gap) * u);
+}
+
+template <class S>
+CastCase<S> adversarial_case(Scenario sc, Rng& rng, int index, Status& expected) {
+  CastCase<S> c;
+  c.index = index;
+  expected = Status::invalid_input;  // no strict expectation
+  const double tol = Tolerances<S>::cast_tolerance;
+  c.target = rng.uniform() < 0.3 ? S(rng.uniform(0.0, 0.2)) : S(0);
+  const V pa = rng.in_cube(0.5);
+  const Eigen::Quaterniond qa = rng.rotation(), qb = rng.rotation();
+  auto pick = [&] { return kSolidKinds[rng.index(static_cast<int>(std::size(kSolidKinds)))]; };
+  switch (sc) {
+    case Scenario::touching:
+    case Scenario::moving_apart:
+    case Scenario::moving_apart_overlapping:
+    case Scenario::still_apart:
+    case Scenario::still_overlapping: {
+      c.a = cast_shape<S>(pick(), rng);
+      c.b = cast_shape<S>(pick(), rng);
+      const V u = rng.unit();
+      double gap = 0;
+      if (sc == Scenario::moving_apart || sc == Scenario::still_apart) gap = rng.uniform(0.01, 0.5);
+      if (sc == Scenario::moving_apart_overlapping || sc == Scenario::still_overlapping)
+        gap = -double(c.target) - rng.uniform(0.01, 0.1);
+      place_along(c, pa, qa, qb, u, gap);
+      V w = rng.in_cube(3.0);
+      if (sc == Scenario::moving_apart || sc == Scenario::moving_apart_overlapping)
+        w = w - w.dot(u) * u + rng.uniform(0.1, 3.0) * u;  // separation along u grows
+      if (sc == Scenario::still_apart || sc == Scenario::still_overlapping) w.setZero();
+      c.vel_a = scenes::to_s<S>(rng.in_cube(1.0) * (w.isZero() ? 0.0 : 1.0));
+      c.vel_b = scenes::to_s<S>(vd(c.vel_a) + w);
+      expected = (sc == Scenario::moving_apart || sc == Scenario::still_apart) ? Status::miss
+                                                                               : Status::initially_overlapping;
+      // Pushing B's support point into A along −u need not put it inside A (at a sharp vertex
+      // −u may leave A): expect an overlap only where the oracle proves one.
+      if (gap < 0 && !(truth_of(c).d0.hi < double(c.target))) expected = Status::invalid_input;
+      break;
+    }
+    case Scenario::sliding_on_contact:
+    case Scenario::sliding_above:
+    case Scenario::sliding_then_landing: {
+      // Two boxes with the same rotation, B resting over A's +z face (overlapping in x and y),
+      // sliding along it.
+      const V ha(rng.uniform(0.3, 1.0), rng.uniform(0.3, 1.0), rng.uniform(0.1, 1.0));
+      const V hb(rng.uniform(0.1, 0.5), rng.uniform(0.1, 0.5), rng.uniform(0.1, 1.0));
+      c.a.shape = Box<S>{scenes::to_s<S>(ha)};
+      c.b.shape = Box<S>{scenes::to_s<S>(hb)};
+      const M r = qa.toRotationMatrix();
+      double gap = 0;
+      if (sc == Scenario::sliding_above) gap = 10 * tol;
+      if (sc == Scenario::sliding_then_landing) gap = rng.uniform(0.05, 0.5);
+      const V local(rng.uniform(-ha.x(), ha.x()) * 0.5, rng.uniform(-ha.y(), ha.y()) * 0.5,
+                    ha.z() + hb.z() + double(c.target) + gap);
+      c.pose_a = scenes::make_pose<S>(pa, qa);
+      c.pose_b = scenes::make_pose<S>(pa + r * local, qa);
+      V w = r * V(rng.uniform(-0.5, 0.5), rng.uniform(-0.5, 0.5), 0);  // stays over the face
+      if (sc == Scenario::sliding_then_landing) w += r * V(0, 0, -gap / rng.uniform(0.2, 0.9));
+      c.vel_b = scenes::to_s<S>(w);
+      // Landing: B may slide off A's face first; the exact oracles judge those (no expectation).
+      expected = sc == Scenario::sliding_on_contact ? Status::initially_overlapping
+                 : sc == Scenario::sliding_above    ? Status::miss
+                                                    : Status::invalid_input;
+      break;
+    }
+    case Scenario::flat_boxes:
+    case Scenario::needles: {
+      if (sc == Scenario::flat_boxes) {
+        c = random_cast<S>(Kind::box, Kind::box, rng, index, 1.0, 0.3);
+        for (auto* sh : {&c.a.shape, &c.b.shape})
+          if (rng.uniform() < 0.7) {
+            Box<S> box = std::get<Box<S>>(sh->variant());
+            box.half_extents[rng.index(3)] = S(0);
+            *sh = box;
+          }
+      } else {
+        auto needle = [&](scenes::RandomShape<S>& x) {
+          const double len = rng.uniform(1.0, 3.0), w = rng.uniform(1e-3, 1e-2);
+          if (rng.uniform() < 0.5) x.shape = Box<S>{Vec3<S>(S(w), S(w * rng.uniform(0.5, 1.0)), S(len))};
+          else x.shape = Capsule<S>{S(w), S(len)};
+        };
+        c = random_cast<S>(Kind::box, Kind::box, rng, index, 1.0, 0.3);
+        needle(c.a);
+        if (rng.uniform() < 0.5) needle(c.b);
+        // Aim B's centre at A's axis so that thin A is hit often.
+        const V pa2 = vd(c.pose_a.position), pb2 = vd(c.pose_b.position);
+        const V axis = oracle::rotation_of(c.pose_a).col(2);
+        const V aim = pa2 + axis * rng.uniform(-1.0, 1.0) + rng.in_cube(0.05);
+        c.vel_b = scenes::to_s<S>(vd(c.vel_a) + (aim - pb2) * rng.uniform(1.0, 2.0));
+      }
+      break;
+    }
+  }
+  return c;
+}
+
+const char* scenario_name(Scenario s) {
+  switch (s) {
+    case Scenario::touching: return "touching at t = 0";
+    case Scenario::sliding_on_contact: return "sliding on contact";
+    case Scenario::sliding_above: return "sliding just above contact";
+    case Scenario::sliding_then_landing: return "sliding then landing";
+    case Scenario::moving_apart: return "moving apart";
+    case Scenario::moving_apart_overlapping: return "moving apart from overlap";
+    case Scenario::still_apart: return "zero velocity apart";
+    case Scenario::still_overlapping: return "zero velocity overlapping";
+    case Scenario::flat_boxes: return "flat boxes";
+    case Scenario::needles: return "needles";
+  }
+  return "?";
+}
+
+template <class S>
+void adversarial_battery(Scenario sc, int cases) {
+  const std::string name = std::string("shape_cast adversarial ") + scenario_name(sc) + " " + scenes::scalar_name<S>();
+  Rng rng(scenes::seed_of(name));
+  FailureLog log;
+  Tally tally[3];
+  const double tol = Tolerances<S>::cast_tolerance;
+  for (int i = 0; i < cases; ++i) {
+    Status expected;
+    const CastCase<S> c = adversarial_case<S>(sc, rng, i, expected);
+    const Truth truth = truth_of(c);
+    CastHit<S> hits[3];
+    bool certified[3];
+    for (int m = 0; m < 3; ++m) {
+      hits[m] = c.run(kMethods[m], S(tol));
+      certified[m] = certify_cast(c, hits[m], kMethods[m], tol, truth, true, log, tally[m]);
+      if (expected != Status::invalid_input && hits[m].status != expected)
+        log.fail(std::string(method_name(kMethods[m])) + ": expected " + std::string(to_string(expected)),
+                 c.describe() + "\n" + cast_hit_text(hits[m]));
+    }
+    check_agreement(c, hits, certified, 3, tol, log);
+  }
+  std::printf("%s: %d cases, gjk_raycast %d hits, %d misses, %d initially_overlapping\n", name.c_str(), cases,
+              tally[0].hits, tally[0].misses, tally[0].initially);
+}
+
+constexpr int kAdversarialCases = 300;
+
+#define ADVERSARIAL_TEST(Name, scenario)                                                            \
+  TEST(ShapeCastAdversarial, Name##Double) { adversarial_battery<double>(scenario, kAdversarialCases); } \
+  TEST(ShapeCastAdversarial, Name##Float) { adversarial_battery<float>(scenario, kAdversarialCases); }
+
+ADVERSARIAL_TEST(TouchingAtStart, Scenario::touching)
+ADVERSARIAL_TEST(SlidingOnContact, Scenario::sliding_on_contact)
+ADVERSARIAL_TEST(SlidingJustAboveContact, Scenario::sliding_above)
+ADVERSARIAL_TEST(SlidingThenLanding, Scenario::sliding_then_landing)
+ADVERSARIAL_TEST(MovingApart, Scenario::moving_apart)
+ADVERSARIAL_TEST(MovingApartFromOverlap, Scenario::moving_apart_overlapping)
+ADVERSARIAL_TEST(ZeroVelocityApart, Scenario::still_apart)
+ADVERSARIAL_TEST(ZeroVelocityOverlapping, Scenario::still_overlapping)
+ADVERSARIAL_TEST(FlatBoxes, Scenario::flat_boxes)
+ADVERSARIAL_TEST(Needles, Scenario::needles)
+
+// =============================================================================================
+// Symmetry and translation invariance
+// =============================================================================================
+
+constexpr CastPair kMixedPairs[] = {{Kind::sphere, Kind::sphere, 2.0}, {Kind::box, Kind::box, 1.0},
+                                    {Kind::hull, Kind::hull, 1.0},     {Kind::capsule, Kind::box, 1.0},
+                                    {Kind::sphere, Kind::box, 1.0},    {Kind::cylinder, Kind::cylinder, 1.0},
+                                    {Kind::cone, Kind::hull, 1.0}};
+
+/// A and B swapped (shapes, poses, velocities): the same time, the points swapped, the normal
+/// negated.
+template <class S>
+void symmetry_battery(int cases) {
+  const std::string name = std::string("shape_cast symmetry ") + scenes::scalar_name<S>();
+  Rng rng(scenes::seed_of(name));
+  FailureLog log;
+  Tally tally;
+  const double tol = Tolerances<S>::cast_tolerance;
+  for (int i = 0; i < cases; ++i) {
+    const CastPair& p = kMixedPairs[i % std::size(kMixedPairs)];
+    const CastCase<S> c = random_cast<S>(p.a, p.b, rng, i, p.spread);
+    const CastCase<S> sw = c.swapped();
+    const Truth truth = truth_of(c), truth_sw = truth_of(sw);
+    const CastTolerances<S> k(c, tol);
+    for (CastMethod m : kMethods) {
+      const CastHit<S> h = c.run(m, S(tol)), hs = sw.run(m, S(tol));
+      bool ok[2] = {certify_cast(c, h, m, tol, truth, false, log, tally),
+                    certify_cast(sw, hs, m, tol, truth_sw, false, log, tally, "swapped ")};
+      // Compare in the original frame: the swapped answer with its points exchanged and its
+      // normal negated.
+      CastHit<S> back = hs;
+      std::swap(back.point_a, back.point_b);
+      back.normal = -hs.normal;
+      const CastHit<S> both[2] = {h, back};
+      check_agreement(c, both, ok, 2, tol, log, std::string(method_name(m)) + " vs swapped: ");
+      // Points and normals are unique only where the contact is (two balls); elsewhere both
+      // answers are certified above.
+      if (h.status == Status::hit && hs.status == Status::hit && p.a == Kind::sphere && p.b == Kind::sphere) {
+        const std::string text = c.describe() + "\n  " + method_name(m) + " " + cast_hit_text(h) + "\n  swapped " + cast_hit_text(hs);
+        if ((vd(back.point_a) - vd(h.point_a)).norm() > 4 * k.pt || (vd(back.point_b) - vd(h.point_b)).norm() > 4 * k.pt)
+          log.fail(std::string(method_name(m)) + ": swapped points differ", text);
+        if ((vd(back.normal) - vd(h.normal)).norm() > (sizeof(S) == 4 ? 1e-3 : 1e-6))
+          log.fail(std::string(method_name(m)) + ": swapped normal is not the negated normal", text);
+      }
+    }
+  }
+}
+
+TEST(ShapeCastSymmetry, SwappingAAndBDouble) { symmetry_battery<double>(1400); }
+TEST(ShapeCastSymmetry, SwappingAAndBFloat) { symmetry_battery<float>(1400); }
+
+/// The whole scene (poses) moved far from the origin: the same answer, within the tolerance
+/// widened by the rounding of the inputs there (scenes::magnitude_tolerance).
+template <class S>
+void far_battery(int cases) {
+  const std::string name = std::string("shape_cast far ") + scenes::scalar_name<S>();
+  Rng rng(scenes::seed_of(name));
+  FailureLog log;
+  Tally tally;
+  const double tol = Tolerances<S>::cast_tolerance;
+  for (int i = 0; i < cases; ++i) {
+    const CastPair& p = kMixedPairs[i % std::size(kMixedPairs)];
+    const CastCase<S> c = random_cast<S>(p.a, p.b, rng, i, p.spread);
+    const double far = (sizeof(S) == 4 ? 1e2 : 1e3) * std::pow(100.0, rng.index(2));  // 1e3, 1e5 (float 1e2, 1e4)
+    CastCase<S> moved = c;
+    const V shift = rng.unit() * far;
+    moved.pose_a.position = scenes::to_s<S>(vd(c.pose_a.position) + shift);
+    moved.pose_b.position = scenes::to_s<S>(vd(c.pose_b.position) + shift);
+    const double far_tol = tol + scenes::magnitude_tolerance<S>(far);
+    const Truth truth = truth_of(c), truth_far = truth_of(moved);
+    for (CastMethod m : kMethods) {
+      const CastHit<S> h = c.run(m, S(tol)), hf = moved.run(m, S(far_tol));
+      bool ok[2] = {certify_cast(c, h, m, tol, truth, false, log, tally),
+                    certify_cast(moved, hf, m, far_tol, truth_far, false, log, tally, "far ")};
+      CastHit<S> back = hf;  // compare in the near frame
+      back.point_a -= scenes::to_s<S>(shift);
+      back.point_b -= scenes::to_s<S>(shift);
+      const CastHit<S> both[2] = {h, back};
+      check_agreement(c, both, ok, 2, far_tol, log, std::string(method_name(m)) + " vs far: ");
+    }
+  }
+}
+
+TEST(ShapeCastFar, TranslatedSceneKeepsTheAnswerDouble) { far_battery<double>(1400); }
+TEST(ShapeCastFar, TranslatedSceneKeepsTheAnswerFloat) { far_battery<float>(1400); }
+
 /// The oracles on hand-made cases (a wrong oracle must not hide a wrong library).
 TEST(ShapeCast, OraclesOnHandMadeCases) {
   CastCase<double> c;
