@@ -381,8 +381,9 @@ impact::ShapeCastOptions<S> cast_options(impact::CastMethod m) {
 // ---- timed loops ----
 
 template <class S>
-void bm_impact_cast(benchmark::State& state, const CastScene<S>* sc, impact::CastMethod m) {
-  const auto opt = cast_options<S>(m);
+void bm_impact_cast(benchmark::State& state, const CastScene<S>* sc, impact::CastMethod m, S tolerance = S(0)) {
+  auto opt = cast_options<S>(m);
+  if (tolerance > S(0)) opt.tolerance = tolerance;
   const auto& shapes = sc->shapes;
   const auto& cases = sc->cases;
   const std::size_t n = cases.size();
@@ -406,8 +407,9 @@ void bm_peer_cast(benchmark::State& state, const Peer* peer, std::size_t n) {
 }
 
 template <class S>
-void bm_impact_ray(benchmark::State& state, const RayScene<S>* sc) {
-  const impact::RayCastOptions<S> opt;
+void bm_impact_ray(benchmark::State& state, const RayScene<S>* sc, S relative_tolerance = S(0)) {
+  impact::RayCastOptions<S> opt;
+  if (relative_tolerance > S(0)) opt.relative_tolerance = relative_tolerance;
   const auto& shapes = sc->shapes;
   const auto& cases = sc->cases;
   const std::size_t n = cases.size();
@@ -893,11 +895,17 @@ void setup_cast_benchmarks(std::ostream& info, bool checks) {
     for (const auto& [mname, m] : methods) {
       const auto o = cast_options<double>(m);
       p->variants.push_back({std::string("impact/") + mname, [p, o](std::size_t i) { return to_peer(impact_cast(p->scene, i, o)); }});
-      benchmark::RegisterBenchmark((base + "impact/" + mname).c_str(), bm_impact_cast<double>, &p->scene, m);
+      benchmark::RegisterBenchmark((base + "impact/" + mname).c_str(), bm_impact_cast<double>, &p->scene, m, 0.0);
     }
     const auto of = cast_options<float>(CastMethod::gjk_raycast);
     p->variants.push_back({"impact/gjk_raycast/float", [p, of](std::size_t i) { return to_peer(impact_cast(p->scene_f, i, of)); }});
-    benchmark::RegisterBenchmark((base + "impact/gjk_raycast/float").c_str(), bm_impact_cast<float>, &p->scene_f, CastMethod::gjk_raycast);
+    benchmark::RegisterBenchmark((base + "impact/gjk_raycast/float").c_str(), bm_impact_cast<float>, &p->scene_f, CastMethod::gjk_raycast, 0.0f);
+    // Bullet's subsimplex caster stops when ‖v‖² ≤ 1e-4, i.e. up to 0.01 from contact: the same
+    // stopping distance for impact (accuracy-matched, not a default).
+    auto loose = cast_options<double>(CastMethod::gjk_raycast);
+    loose.tolerance = 1e-2;
+    p->variants.push_back({"impact/gjk_raycast/tol1e-2", [p, loose](std::size_t i) { return to_peer(impact_cast(p->scene, i, loose)); }});
+    benchmark::RegisterBenchmark((base + "impact/gjk_raycast/tol1e-2").c_str(), bm_impact_cast<double>, &p->scene, CastMethod::gjk_raycast, 1e-2);
     const std::size_t n = p->scene.cases.size();
     p->variants.push_back({"bullet/subsimplex", [p](std::size_t i) { return p->subsimplex->query(i); }});
     p->variants.push_back({"bullet/gjk", [p](std::size_t i) { return p->gjk->query(i); }});
@@ -934,8 +942,9 @@ void setup_cast_benchmarks(std::ostream& info, bool checks) {
     p->variants.push_back({"bullet/gjk", [p](std::size_t i) { return p->gjk->query(i); }});
     if (p->aabb) p->variants.push_back({"bullet/aabb", [p](std::size_t i) { return p->aabb->query(i); }});
     const std::string base = std::string("ray_cast/") + ray_kind_name(kind) + "/";
-    benchmark::RegisterBenchmark((base + "impact").c_str(), bm_impact_ray<double>, &p->scene);
-    benchmark::RegisterBenchmark((base + "impact/float").c_str(), bm_impact_ray<float>, &p->scene_f);
+    benchmark::RegisterBenchmark((base + "impact").c_str(), bm_impact_ray<double>, &p->scene, 0.0);
+    benchmark::RegisterBenchmark((base + "impact/float").c_str(), bm_impact_ray<float>, &p->scene_f, 0.0f);
+    benchmark::RegisterBenchmark((base + "impact/rel1e-6").c_str(), bm_impact_ray<double>, &p->scene, 1e-6);
     benchmark::RegisterBenchmark((base + "bullet/subsimplex").c_str(), bm_peer_cast<BulletRayPeer>, p->subsimplex.get(), n);
     benchmark::RegisterBenchmark((base + "bullet/gjk").c_str(), bm_peer_cast<BulletRayPeer>, p->gjk.get(), n);
     if (p->aabb) benchmark::RegisterBenchmark((base + "bullet/aabb").c_str(), bm_peer_cast<BulletRayPeer>, p->aabb.get(), n);
