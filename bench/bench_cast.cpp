@@ -706,7 +706,7 @@ void cast_agreement(CastPairData& p, std::ostream& os) {
     if (failures)
       os << "    " << v.name << ": " << (v.name.starts_with("impact") ? "max_iterations" : "gave up (reportFailure)") << " on "
          << failures << "\n";
-    if (oonly_false && v.name.starts_with("impact")) {
+    if (oonly_false && v.name.starts_with("impact") && !v.name.ends_with("tol1e-2")) {  // tol1e-2 may stop 1e-2 short
       std::snprintf(line, sizeof line, "    IMPACT FALSE HIT: worst case %zu: %s toi %.9g, min impact::distance over [0, 1] %.3g\n", worst_false,
                     v.name.c_str(), v.query(worst_false).toi, min_gap(sc, worst_false));
       os << line << case_text(sc, worst_false);
