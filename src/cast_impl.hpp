@@ -69,6 +69,73 @@ void refine_contact(const A& a, S ra, const B& b, S rb, Transform<S> b_at_toi, V
   pb = g.pb - back - rb * m;
 }
 
+/// The outward unit normal of a cylinder or a cone at a boundary point x (local frame), from the
+/// face x is nearest: exact where the surface is smooth, to first order in x's error (a ray
+/// cast's hit point is accurate along the ray, where the last supporting plane is only accurate
+/// to √(gap/ρ)). Zero within `slack` of a rim or the apex, whose normal cones hold the cast's
+/// own plane already, and for a cylinder or cone without extent.
+template <class S>
+Vec3<S> smooth_normal(const Cylinder<S>& c, const Vec3<S>& x, S slack) {
+  const S rho = std::hypot(x.x(), x.y());
+  const S side = std::abs(rho - c.radius);
+  const S cap = std::abs(std::abs(x.z()) - c.half_height);
+  if ((side <= slack && cap <= slack) || !(c.radius > S(0))) return Vec3<S>::Zero();
+  if (cap < side || !(rho > S(0))) return {S(0), S(0), x.z() < S(0) ? S(-1) : S(1)};
+  return {x.x() / rho, x.y() / rho, S(0)};
+}
+
+template <class S>
+Vec3<S> smooth_normal(const Cone<S>& c, const Vec3<S>& x, S slack) {
+  const S h2 = S(2) * c.half_height;
+  const S len = std::hypot(h2, c.radius);
+  const S rho = std::hypot(x.x(), x.y());
+  // The slant through the apex (0, 0, h) with outward normal (2h·x̂y, r)/len.
+  const S slant = std::abs(h2 * rho + c.radius * (x.z() - c.half_height)) / std::max(len, std::numeric_limits<S>::min());
+  const S base = std::abs(x.z() + c.half_height);
+  if ((slant <= slack && base <= slack) || rho <= slack || !(c.radius > S(0)) || !(c.half_height > S(0)))
+    return Vec3<S>::Zero();
+  if (base < slant) return {S(0), S(0), S(-1)};
+  return Vec3<S>(h2 * x.x() / rho, h2 * x.y() / rho, c.radius) / len;
+}
+
+/// The entering root of a·λ² + b·λ + c = 0 nearest `near` (cancellation-free form), or NaN.
+template <class S>
+S quadratic_root_near(S a, S b, S c, S near) {
+  const S disc = b * b - S(4) * a * c;
+  if (!(disc >= S(0))) return std::numeric_limits<S>::quiet_NaN();
+  const S q = S(-0.5) * (b + std::copysign(std::sqrt(disc), b));
+  const S r1 = a != S(0) ? q / a : std::numeric_limits<S>::quiet_NaN();
+  const S r2 = q != S(0) ? c / q : std::numeric_limits<S>::quiet_NaN();
+  if (!std::isfinite(r1)) return r2;
+  if (!std::isfinite(r2)) return r1;
+  return std::abs(r1 - near) <= std::abs(r2 - near) ? r1 : r2;
+}
+
+/// Where the ray s + λr crosses the smooth face of `c` whose outward normal at the hit is `n`
+/// (from smooth_normal), solved in closed form near the GJK ray cast's λ; NaN if it does not.
+template <class S>
+S face_lambda(const Cylinder<S>& c, const Vec3<S>& s, const Vec3<S>& r, const Vec3<S>& n, S lambda) {
+  if (n.z() != S(0)) return r.z() != S(0) ? (n.z() * c.half_height - s.z()) / r.z() : std::numeric_limits<S>::quiet_NaN();
+  const S a = r.x() * r.x() + r.y() * r.y();
+  const S b = S(2) * (s.x() * r.x() + s.y() * r.y());
+  const S k = s.x() * s.x() + s.y() * s.y() - c.radius * c.radius;
+  return quadratic_root_near(a, b, k, lambda);
+}
+
+template <class S>
+S face_lambda(const Cone<S>& c, const Vec3<S>& s, const Vec3<S>& r, const Vec3<S>& n, S lambda) {
+  if (n.x() == S(0) && n.y() == S(0))
+    return r.z() != S(0) ? (-c.half_height - s.z()) / r.z() : std::numeric_limits<S>::quiet_NaN();
+  // 4h²·|xy|² = r²·(h − z)² on the slant.
+  const S hh = S(4) * c.half_height * c.half_height;
+  const S rr = c.radius * c.radius;
+  const S u = c.half_height - s.z();
+  const S a = hh * (r.x() * r.x() + r.y() * r.y()) - rr * r.z() * r.z();
+  const S b = S(2) * (hh * (s.x() * r.x() + s.y() * r.y()) + rr * u * r.z());
+  const S k = hh * (s.x() * s.x() + s.y() * s.y()) - rr * u * u;
+  return quadratic_root_near(a, b, k, lambda);
+}
+
 /// Shape cast by conservative advancement: GJK distance at t (warm-started from the previous
 /// step), then advance to where the separation along GJK's axis, a proven lower bound of the
 /// distance that changes linearly under translation, reaches the target.
@@ -268,6 +335,29 @@ RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray
       Vec3<S> pa = x, pb = x;
       refine_contact<S>(c, core.radius, Point<S>{}, S(0), Transform<S>(Mat3<S>::Identity(), x), n, pa, pb);
       res.normal = n;
+    }
+    if constexpr (std::is_same_v<C, Cylinder<S>> || std::is_same_v<C, Cone<S>>) {
+      if (res.status == Status::hit && res.lambda > S(0) && core.radius == S(0) && res.normal.squaredNorm() > S(0)) {
+        const S slack = S(4) * std::sqrt(Tolerances<S>::ray_cast_relative) * std::max(c.radius, c.half_height);
+        const Vec3<S> m = smooth_normal<S>(c, Vec3<S>(s + res.lambda * r), slack);
+        if (m.dot(res.normal.normalized()) > S(0.5)) {
+          res.normal = m;
+          // The GJK ray cast stops at a relative gap (about 5e-8 of the size in double), so its λ
+          // is a lower bound short of the hit by up to gap / (incidence cosine). On the smooth
+          // face just found the crossing has a closed form: taken when it lies just beyond λ
+          // (never earlier than the proven bound by more than rounding, never far past it).
+          const S lam = face_lambda<S>(c, s, r, m, res.lambda);
+          const S rn = r.norm();
+          if (std::isfinite(lam) && lam <= opt.max_lambda && (lam - res.lambda) * rn >= -slack &&
+              (lam - res.lambda) * rn <= S(64) * slack) {
+            const Vec3<S> m2 = smooth_normal<S>(c, Vec3<S>(s + lam * r), slack);
+            if (m2.dot(m) > S(0.5)) {
+              res.lambda = std::max(lam, S(0));
+              res.normal = m2;
+            }
+          }
+        }
+      }
     }
     return res;
   });
