@@ -172,11 +172,18 @@ CastHit<S> advance(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, c
       break;
     }
     ++steps;
-    // Separation along n = −v̂ (A toward B): sep(t') ≥ sep(t) + (t' − t)·n·d, exactly linear.
+    // Separation along n = −v̂ (A toward B): sep(t') = sep(t) + (t' − t)·n·d, exactly linear.
+    // It is measured along n itself (two support calls): GJK's proven bound `lower` may come
+    // from an earlier, different axis, and stepping n by it would overshoot n's own plane (on
+    // curved shapes the final normal then failed to separate the shapes at the hit).
     const Vec3<S> n = -g.v / len;
     axis = n;
     const S rate = n.dot(d);
-    const S sep = g.lower - radii;
+    int ha = -1, hb = -1;
+    const Vec3<S> sa = detail::support_with_hint<S>(a, n, ha);
+    const Vec3<S> sb = bt.apply(detail::support_with_hint<S>(b, Vec3<S>(bt.rotation.transpose() * -n), hb));
+    const S sep_n = n.dot(sb - sa) - radii;
+    const S sep = sep_n > opt.target_distance ? sep_n : g.lower - radii;
     if (rate >= S(0)) {
       out.status = Status::miss;
       break;
@@ -276,13 +283,25 @@ CastHit<S> cast_cores(const A& ca, S ra, const B& cb, S rb, const Transform<S>& 
     return pa - pb;
   };
   const S radius = ra + rb + opt.target_distance;
-  const auto res = detail::gjk_ray_cast_core<S>(support, radius, Vec3<S>::Zero(), d, S(1),
-                                                Tolerances<S>::ray_cast_relative, opt.tolerance, opt.max_iterations,
-                                                Vec3<S>::Zero());
+  // The stop is the caller's tolerance on the distance (the relative test of ray_cast would
+  // fire first in float, a thousandth of the size away, and report sweeps that pass 1e-3 apart
+  // as hits); where rounding prevents reaching it, the core's progress guards stop it.
+  const auto res = detail::gjk_ray_cast_core<S>(support, radius, Vec3<S>::Zero(), d, S(1), S(0), opt.tolerance,
+                                                opt.max_iterations, Vec3<S>::Zero());
   CastHit<S> h;
   h.status = res.status;
   h.iterations = res.iterations;
   h.toi = res.lambda;
+  if (res.status == Status::miss && res.lambda == S(0) && res.margin <= opt.tolerance) {
+    // Moving apart from t = 0 with a plane that proves less than the tolerance: the shapes may
+    // touch at t = 0, which the other methods (and the protocol) call initially_overlapping.
+    GjkOptions<S> gopt;
+    const auto g = detail::gjk_core<false, S>(ca, S(0), cb, S(0), b_in_a, gopt, nullptr);
+    if (g.status == Status::intersecting || g.v.norm() - radius <= opt.tolerance) {
+      h.status = Status::initially_overlapping;
+      return h;
+    }
+  }
   if (res.status == Status::hit) {
     if (res.lambda == S(0)) {
       h.status = Status::initially_overlapping;
