@@ -222,7 +222,29 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
     std::copy(std::begin(simplex.lambda), std::end(simplex.lambda), prev_lambda);
     simplex.add(w, pa, pb);
     Vec3<S> next;
-    const bool ok = simplex.closest(next);
+    bool ok = simplex.closest(next);
+    if constexpr (sizeof(S) == 8) {
+      // Johnson's coordinates are ratios of determinants built from dot products of the y_i.
+      // Near a curved surface the support points crowd together (a cylinder's side gives points
+      // on its two rims, a unit apart along the axis and 1e-4 apart across), and on such thin
+      // simplices those ratios lose most of their digits: v tilts, no subset passes the tests,
+      // and the descent stopped at a duality gap of 1e-8..1e-3 of the distance. The same point
+      // by geometry (edge parameter, or signed areas from cross products) keeps its accuracy,
+      // and where Johnson's tests fail or make no progress the nearest point of conv Y by
+      // geometry takes over. Measured on a point against a cylinder from a perturbed start:
+      // normals off by more than 1e-6 rad in 98% of cases before, none after, at 36 iterations
+      // instead of a premature stop at 21. Double only: in float the geometric points were
+      // measured worse than Johnson's on polytope pairs (14 random batteries regressed).
+      Vec3<S> g;
+      const int k = simplex.count();
+      if (ok && k >= 2 && k <= 3 && simplex.refine_subset(g) && g.squaredNorm() < vv) {
+        next = g;
+      } else if ((!ok || next.squaredNorm() >= vv || (k >= 2 && k <= 3)) && simplex.closest_geometric(g) &&
+                 g.squaredNorm() < vv) {
+        next = g;
+        ok = true;
+      }
+    }
     const S nn = next.squaredNorm();
     // A full simplex whose determinants all pass Johnson's tests holds the origin, when the signs
     // can be trusted: either the descent made progress, or the tetrahedron is well above the
@@ -233,7 +255,9 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
       status = Status::intersecting;
       break;
     }
-    if (!ok || nn >= vv) {
+    // (In double a backup subset that still makes progress is kept and the descent goes on.)
+    if (nn >= vv || (!ok && sizeof(S) != 8)) {
+
       // Rounding stopped the descent: keep the smaller of the two bounds and stop. Without any
       // separating plane seen (every v·w ≤ 0) nothing proves the shapes apart: the origin is
       // within ‖v‖ of the CSO and may be inside it (thin simplices around the origin in float),

@@ -140,6 +140,127 @@ struct Johnson {
     return false;
   }
 
+  /// Recomputes v and λ on the current subset W (an edge or a triangle) by geometry: the foot of
+  /// the perpendicular from the origin, with the line's parameter from the edge vector and the
+  /// triangle's coordinates from signed areas (cross products). Johnson's coordinates are ratios
+  /// of determinants built from dot products of the long vectors y_i; on a thin simplex (short
+  /// edges far from the origin, or a sliver) they carry an error of about ε·‖y‖²/Δ that tilts v
+  /// by far more than rounding. Returns false, leaving everything as is, when the foot falls
+  /// outside W (then W was not the right subset after all).
+  bool refine_subset(Vec3<S>& v) {
+    int idx[4], n = 0;
+    for (int i = 0; i < 4; ++i)
+      if (bits & (1u << i)) idx[n++] = i;
+    if (n == 2) {
+      const Vec3<S>& A = y[idx[0]];
+      const Vec3<S> e = y[idx[1]] - A;
+      const S ee = e.squaredNorm();
+      if (!(ee > S(0))) return false;
+      const S t = -A.dot(e) / ee;
+      if (!(t >= S(0) && t <= S(1))) return false;
+      lambda[idx[0]] = S(1) - t;
+      lambda[idx[1]] = t;
+      v = A + t * e;
+      return true;
+    }
+    if (n != 3) return false;
+    const Vec3<S>& A = y[idx[0]];
+    const Vec3<S>& B = y[idx[1]];
+    const Vec3<S>& C = y[idx[2]];
+    const Vec3<S> nrm = (B - A).cross(C - A);
+    const S nn = nrm.squaredNorm();
+    if (!(nn > S(0))) return false;
+    const Vec3<S> p = (nrm.dot(A) / nn) * nrm;
+    const S la = nrm.dot((B - p).cross(C - p)) / nn;
+    const S lb = nrm.dot((C - p).cross(A - p)) / nn;
+    const S lc = S(1) - la - lb;
+    if (!(la >= S(0) && lb >= S(0) && lc >= S(0))) return false;
+    lambda[idx[0]] = la;
+    lambda[idx[1]] = lb;
+    lambda[idx[2]] = lc;
+    v = p;
+    return true;
+  }
+
+  /// The point of conv Y nearest the origin by geometry rather than by Johnson's determinants,
+  /// for when rounding leaves no subset passing Johnson's tests (closest() returned false).
+  /// Thin simplices are the case: near a curved surface GJK's support points crowd together
+  /// (two rims of a cylinder's side a few 1e-4 apart and a unit apart along the axis), and the
+  /// determinants, differences of products of dot products of long vectors, lose all their
+  /// digits while the simplex is still far from converged. Here each face's plane comes from a
+  /// cross product of edge vectors and each barycentric coordinate from a signed area (cross
+  /// products, no Lagrange-identity cancellation): the closest point over the faces, edges and
+  /// vertices of Y is then accurate to rounding of the coordinates. Sets W, λ and v; returns
+  /// false when the origin is inside a solid Y (v is then left as is).
+  bool closest_geometric(Vec3<S>& v) {
+    int idx[4], n = 0;
+    for (int i = 0; i < 4; ++i)
+      if (all_bits & (1u << i)) idx[n++] = i;
+    S best = std::numeric_limits<S>::infinity();
+    unsigned best_s = 0;
+    S best_l[4] = {0, 0, 0, 0};
+    Vec3<S> best_v = Vec3<S>::Zero();
+    auto consider = [&](unsigned s, const S* l, const Vec3<S>& p) {
+      const S d = p.squaredNorm();
+      if (d < best) {
+        best = d;
+        best_s = s;
+        best_v = p;
+        for (int k = 0; k < 4; ++k) best_l[k] = l[k];
+      }
+    };
+    // Vertices and edges.
+    for (int i = 0; i < n; ++i) {
+      S l[4] = {0, 0, 0, 0};
+      l[idx[i]] = 1;
+      consider(1u << idx[i], l, y[idx[i]]);
+      for (int j = i + 1; j < n; ++j) {
+        const Vec3<S> e = y[idx[j]] - y[idx[i]];
+        const S ee = e.squaredNorm();
+        if (!(ee > S(0))) continue;
+        const S t = -y[idx[i]].dot(e) / ee;
+        if (!(t > S(0) && t < S(1))) continue;
+        S m[4] = {0, 0, 0, 0};
+        m[idx[i]] = S(1) - t;
+        m[idx[j]] = t;
+        consider((1u << idx[i]) | (1u << idx[j]), m, Vec3<S>(y[idx[i]] + t * e));
+      }
+    }
+    // Faces: the foot of the perpendicular, when inside by signed areas.
+    int inside_faces = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j)
+        for (int k = j + 1; k < n; ++k) {
+          const Vec3<S>& A = y[idx[i]];
+          const Vec3<S>& B = y[idx[j]];
+          const Vec3<S>& C = y[idx[k]];
+          const Vec3<S> nrm = (B - A).cross(C - A);
+          const S nn = nrm.squaredNorm();
+          if (!(nn > S(0))) continue;
+          const Vec3<S> p = (nrm.dot(A) / nn) * nrm;
+          const S la = nrm.dot((B - p).cross(C - p)) / nn;
+          const S lb = nrm.dot((C - p).cross(A - p)) / nn;
+          const S lc = S(1) - la - lb;
+          if (n == 4) {
+            // Which side of this face the fourth vertex and the origin lie on.
+            const Vec3<S>& D = y[idx[6 - i - j - k]];
+            const S sd = nrm.dot(D - A), so = -nrm.dot(A);
+            if ((sd > S(0) && so >= S(0)) || (sd < S(0) && so <= S(0))) ++inside_faces;
+          }
+          if (!(la >= S(0) && lb >= S(0) && lc >= S(0))) continue;
+          S m[4] = {0, 0, 0, 0};
+          m[idx[i]] = la;
+          m[idx[j]] = lb;
+          m[idx[k]] = lc;
+          consider((1u << idx[i]) | (1u << idx[j]) | (1u << idx[k]), m, p);
+        }
+    if (n == 4 && inside_faces == 4) return false;
+    bits = best_s;
+    for (int k = 0; k < 4; ++k) lambda[k] = best_l[k];
+    v = best_v;
+    return true;
+  }
+
   /// Witness points Σ λ_i a_i and Σ λ_i b_i of the current v.
   void witnesses(Vec3<S>& pa, Vec3<S>& pb) const {
     pa.setZero();

@@ -26,6 +26,7 @@ struct RayCastCoreResult {
   Vec3<S> pa = Vec3<S>::Zero();      // witness point on the first shape's core (support frame)
   Vec3<S> pb = Vec3<S>::Zero();      // witness point on the second shape's core (support frame)
   int iterations = 0;
+  S margin = S(0);  // on a miss: the gap the separating plane proves at the final x (length)
 };
 
 /// `support(d, pa, pb)` returns p = pa − pb, the support point of C in direction d (pb = 0 for a
@@ -88,6 +89,7 @@ RayCastCoreResult<S> gjk_ray_cast_core(Support&& support, S radius, const Vec3<S
       if (vr >= S(0)) {
         out.status = Status::miss;
         out.normal = v;  // a separating axis of the ray and C ⊕ ball(R)
+        out.margin = (vw - radius * len) / len;
         break;
       }
       lambda -= (vw - radius * len) / vr;
