@@ -292,13 +292,16 @@ CastHit<S> cast_cores(const A& ca, S ra, const B& cb, S rb, const Transform<S>& 
   h.status = res.status;
   h.iterations = res.iterations;
   h.toi = res.lambda;
-  if (res.status == Status::miss && res.lambda == S(0) && res.margin <= opt.tolerance) {
-    // Moving apart from t = 0 with a plane that proves less than the tolerance: the shapes may
-    // touch at t = 0, which the other methods (and the protocol) call initially_overlapping.
+  if ((res.status == Status::miss && res.lambda == S(0) && res.margin <= opt.tolerance) ||
+      (res.status == Status::hit && res.lambda > S(0) && res.lambda * d.norm() <= opt.tolerance)) {
+    // Moving apart from t = 0 with a plane that proves less than the tolerance, or a hit a
+    // rounding step after t = 0: the shapes may touch at t = 0, which the other methods (and
+    // the protocol) call initially_overlapping.
     GjkOptions<S> gopt;
     const auto g = detail::gjk_core<false, S>(ca, S(0), cb, S(0), b_in_a, gopt, nullptr);
     if (g.status == Status::intersecting || g.v.norm() - radius <= opt.tolerance) {
       h.status = Status::initially_overlapping;
+      h.toi = S(0);
       return h;
     }
   }
@@ -368,7 +371,7 @@ RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray
           const S lam = face_lambda<S>(c, s, r, m, res.lambda);
           const S rn = r.norm();
           if (std::isfinite(lam) && lam <= opt.max_lambda && (lam - res.lambda) * rn >= -slack &&
-              (lam - res.lambda) * rn <= S(64) * slack) {
+              (lam - res.lambda) * rn <= std::max(S(64) * slack, S(1e-3) * std::max(c.radius, c.half_height))) {
             const Vec3<S> m2 = smooth_normal<S>(c, Vec3<S>(s + lam * r), slack);
             if (m2.dot(m) > S(0.5)) {
               res.lambda = std::max(lam, S(0));

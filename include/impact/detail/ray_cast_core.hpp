@@ -112,7 +112,18 @@ RayCastCoreResult<S> gjk_ray_cast_core(Support&& support, S radius, const Vec3<S
     // When rounding defeats Johnson's tests the backup subset is the best estimate and the loop
     // goes on from it. (The paper stops there and returns x, but a degenerate simplex also arises
     // far from the surface: a fourth support point on the face of three earlier ones.)
-    simplex.closest(v);
+    const bool ok = simplex.closest(v);
+    if constexpr (sizeof(S) == 8) {
+      // Thin simplices near curved surfaces: the same point by geometry (see gjk_core).
+      Vec3<S> g;
+      const int k = simplex.count();
+      if (ok && k >= 2 && k <= 3 && simplex.refine_subset(g)) {
+        v = g;
+      } else if ((!ok || (!moved && v.squaredNorm() >= vv)) && simplex.closest_geometric(g) &&
+                 (moved || g.squaredNorm() < vv)) {
+        v = g;
+      }
+    }
     max_y2 = simplex.max_vertex_norm2();
     if (!moved && from_simplex && v.squaredNorm() >= vv) {
       // With x fixed, GJK's ‖v‖ must shrink; when rounding stops it, ‖v‖ is as close to the
