@@ -50,7 +50,15 @@ inline constexpr bool kFlatCore = std::is_same_v<T, Point<S>> || std::is_same_v<
 /// frame, unit normal from A toward B and the surface points (untouched when GJK cannot tell).
 template <class S, class A, class B>
 void refine_contact(const A& a, S ra, const B& b, S rb, Transform<S> b_at_toi, Vec3<S>& n, Vec3<S>& pa,
-                    Vec3<S>& pb) {
+                    Vec3<S>& pb, S target = S(0), S tol = std::numeric_limits<S>::infinity()) {
+  // Separation of the shapes at toi along a unit direction u (A toward B).
+  const Transform<S> at_toi = b_at_toi;
+  auto separation = [&](const Vec3<S>& u) {
+    int ha = -1, hb = -1;
+    const Vec3<S> sa = detail::support_with_hint<S>(a, u, ha);
+    const Vec3<S> sb = at_toi.apply(detail::support_with_hint<S>(b, Vec3<S>(at_toi.rotation.transpose() * -u), hb));
+    return u.dot(sb - sa) - ra - rb;
+  };
   const S size = std::max({pa.norm(), (pb - pa).norm(), ra + rb, std::numeric_limits<S>::min()});
   const S delta = std::sqrt(Tolerances<S>::epsilon) * size;
   const Vec3<S> back = delta * n;
@@ -64,6 +72,12 @@ void refine_contact(const A& a, S ra, const B& b, S rb, Transform<S> b_at_toi, V
   if (g.status != Status::separated || !(len > S(0))) return;
   const Vec3<S> m = -g.v / len;
   if (m.dot(n) < S(0.5)) return;  // not the contact the method found
+  if (std::isfinite(tol)) {
+    // Kept only if its plane still supports both shapes at toi (GJK's direction near a curved
+    // rim can be the far side of a nearly flat contact); otherwise the method's plane stays.
+    const S sep_m = separation(m);
+    if (sep_m < target - tol / S(2) && sep_m < separation(n)) return;
+  }
   n = m;
   pa = g.pa + ra * m;
   pb = g.pb - back - rb * m;
@@ -422,14 +436,15 @@ CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& v
     CastHit<S> h = cast_cores<S>(ca, ra, cb, rb, ta, b_in_a, d, opt);
     using CA = std::decay_t<decltype(ca)>;
     using CB = std::decay_t<decltype(cb)>;
-    if (h.status == Status::hit && kFlatCore<CA, S> && kFlatCore<CB, S> && ra + rb + opt.target_distance > S(0)) {
+    constexpr bool flat = kFlatCore<CA, S> && kFlatCore<CB, S>;
+    if (h.status == Status::hit && ((flat && ra + rb + opt.target_distance > S(0)) || (!flat && sizeof(S) == 8))) {
       const Mat3<S> rt = ta.rotation.transpose();
       Vec3<S> n = rt * h.normal;
       Vec3<S> pa = ta.apply_inverse(h.point_a);
       Vec3<S> pb = ta.apply_inverse(h.point_b);
       Transform<S> bt = b_in_a;
       bt.translation += h.toi * d;
-      refine_contact<S>(ca, ra, cb, rb, bt, n, pa, pb);
+      refine_contact<S>(ca, ra, cb, rb, bt, n, pa, pb, opt.target_distance, opt.tolerance);
       h.normal = ta.rotation * n;
       h.point_a = ta.apply(pa);
       h.point_b = ta.apply(pb);
