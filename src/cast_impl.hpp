@@ -174,7 +174,20 @@ CastHit<S> advance(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, c
       out.toi = t;
       // The axis of the last step is a plane that touches both shapes at t: a valid contact
       // normal, where GJK's v may be too short to have a direction.
-      const Vec3<S> n = steps > 0 ? axis : len > S(0) ? Vec3<S>(-g.v / len) : Vec3<S>::Zero();
+      Vec3<S> n = steps > 0 ? axis : len > S(0) ? Vec3<S>(-g.v / len) : Vec3<S>::Zero();
+      if (steps > 0 && len > S(0)) {
+        // GJK's own direction at toi may support the shapes better than the last step's axis
+        // (on curved shapes the axis can come from a step taken with the proven bound of an
+        // earlier axis): keep whichever separates them more along itself.
+        auto separation = [&](const Vec3<S>& u) {
+          int ha = -1, hb = -1;
+          const Vec3<S> sa = detail::support_with_hint<S>(a, u, ha);
+          const Vec3<S> sb = bt.apply(detail::support_with_hint<S>(b, Vec3<S>(bt.rotation.transpose() * -u), hb));
+          return u.dot(sb - sa);
+        };
+        const Vec3<S> m = -g.v / len;
+        if (separation(m) > separation(n)) n = m;
+      }
       out.point_a = ta.apply(g.pa + ra * n);
       out.point_b = ta.apply(g.pb - rb * n);
       out.normal = ta.rotation * n;
@@ -436,8 +449,11 @@ CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& v
     CastHit<S> h = cast_cores<S>(ca, ra, cb, rb, ta, b_in_a, d, opt);
     using CA = std::decay_t<decltype(ca)>;
     using CB = std::decay_t<decltype(cb)>;
+    // Not on cylinder and cone cores: GJK there converges linearly, and the refinement measured
+    // 2.8 µs per cylinder–cylinder hit (the whole cast took 1.2 µs) to move witness points by a
+    // few 1e-6.
     constexpr bool flat = kFlatCore<CA, S> && kFlatCore<CB, S>;
-    if (h.status == Status::hit && ((flat && ra + rb + opt.target_distance > S(0)) || (!flat && sizeof(S) == 8))) {
+    if (h.status == Status::hit && flat && ra + rb + opt.target_distance > S(0)) {
       const Mat3<S> rt = ta.rotation.transpose();
       Vec3<S> n = rt * h.normal;
       Vec3<S> pa = ta.apply_inverse(h.point_a);
