@@ -48,32 +48,13 @@ namespace impact_bench {
 namespace {
 
 using V3 = impact::Vec3<double>;
-using Rng = std::mt19937_64;
 
 constexpr int kSessions = 10;
 constexpr int kSweeps = 10000;  // per session
 constexpr int kPool = 64;
 constexpr std::size_t kRays = 4096;
 
-// ---- random numbers (as scenes.cpp: from the raw 64-bit output, library-independent) ----
-
-double uniform(Rng& rng, double lo, double hi) { return lo + (hi - lo) * (static_cast<double>(rng() >> 11) * 0x1.0p-53); }
-
-V3 unit_vector(Rng& rng) {
-  const double z = uniform(rng, -1, 1);
-  const double phi = uniform(rng, 0, 2 * std::numbers::pi);
-  const double s = std::sqrt(std::max(0.0, 1 - z * z));
-  return {s * std::cos(phi), s * std::sin(phi), z};
-}
-
-impact::Quat<double> random_rotation(Rng& rng) {
-  const double u1 = uniform(rng, 0, 1), u2 = uniform(rng, 0, 2 * std::numbers::pi),
-               u3 = uniform(rng, 0, 2 * std::numbers::pi);
-  const double a = std::sqrt(1 - u1), b = std::sqrt(u1);
-  impact::Quat<double> q(a * std::sin(u2), a * std::cos(u2), b * std::sin(u3), b * std::cos(u3));
-  q.normalize();
-  return q;
-}
+// ---- random numbers: scenes.hpp's generators (uniform, unit_vector, random_rotation) ----
 
 /// A unit vector perpendicular to u, uniform in angle.
 V3 perpendicular(Rng& rng, const V3& u) {
@@ -84,13 +65,6 @@ V3 perpendicular(Rng& rng, const V3& u) {
   }
 }
 
-impact::Shape<double> hull_on_sphere(Rng& rng, int n, double radius) {
-  std::vector<V3> pts;
-  for (int i = 0; i < n; ++i) pts.push_back(radius * unit_vector(rng));
-  auto built = impact::Hull<double>::build(std::span<const V3>(pts));
-  if (!built.ok()) throw std::runtime_error("bench: hull build failed: " + built.error);
-  return std::move(built.hull);
-}
 
 /// h(w) = max over the shape (at rotation q, origin at 0) of x·w: its extent along w.
 double world_support(const impact::Shape<double>& s, const impact::Quat<double>& q, const V3& w) {

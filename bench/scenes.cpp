@@ -8,10 +8,8 @@
 #include <stdexcept>
 
 namespace impact_bench {
-namespace {
 
 using V3 = impact::Vec3<double>;
-using Rng = std::mt19937_64;
 
 double uniform(Rng& rng, double lo, double hi) {
   // From the raw 64-bit output, so the scenes do not depend on the standard library's
@@ -45,6 +43,8 @@ impact::Hull<double> hull_on_sphere(Rng& rng, int n, double radius) {
   if (!built.ok()) throw std::runtime_error("bench: hull build failed: " + built.error);
   return std::move(built.hull);
 }
+
+namespace {
 
 impact::Shape<double> random_shape(Rng& rng, ShapeKind kind, int hull_points = 128) {
   switch (kind) {

@@ -19,10 +19,23 @@
 #include <impact/query.hpp>
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
 namespace impact_bench {
+
+/// The random source of every scene: seeded, and read through the helpers below only, so scenes
+/// do not depend on the standard library's distributions (which differ between implementations).
+using Rng = std::mt19937_64;
+/// Uniform in [lo, hi), from the raw 64-bit output.
+[[nodiscard]] double uniform(Rng& rng, double lo, double hi);
+/// Uniform on the unit sphere.
+[[nodiscard]] impact::Vec3<double> unit_vector(Rng& rng);
+/// Uniform rotation (Shoemake).
+[[nodiscard]] impact::Quat<double> random_rotation(Rng& rng);
+/// The hull of n random points on the sphere of `radius` (n extreme vertices).
+[[nodiscard]] impact::Hull<double> hull_on_sphere(Rng& rng, int n, double radius);
 
 /// The shape pairs benchmarked.
 enum class Pair { box_box, sphere_box, cylinder_cylinder, hull_hull };

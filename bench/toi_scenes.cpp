@@ -1,6 +1,8 @@
 // impact benchmarks — toi_scenes.cpp: building the rotating cases (see toi_scenes.hpp).
 #include "toi_scenes.hpp"
 
+#include "scenes.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -11,25 +13,9 @@ namespace impact_bench {
 namespace {
 
 using V3 = impact::Vec3<double>;
-using Rng = std::mt19937_64;
 constexpr double kPi = std::numbers::pi;
 
-double uniform(Rng& rng, double lo, double hi) { return lo + (hi - lo) * (static_cast<double>(rng() >> 11) * 0x1.0p-53); }
-
-V3 unit_vector(Rng& rng) {
-  const double z = uniform(rng, -1, 1);
-  const double phi = uniform(rng, 0, 2 * kPi);
-  const double s = std::sqrt(std::max(0.0, 1 - z * z));
-  return {s * std::cos(phi), s * std::sin(phi), z};
-}
-
-impact::Quat<double> random_rotation(Rng& rng) {  // Shoemake
-  const double u1 = uniform(rng, 0, 1), u2 = uniform(rng, 0, 2 * kPi), u3 = uniform(rng, 0, 2 * kPi);
-  const double a = std::sqrt(1 - u1), b = std::sqrt(u1);
-  impact::Quat<double> q(a * std::sin(u2), a * std::cos(u2), b * std::sin(u3), b * std::cos(u3));
-  q.normalize();
-  return q;
-}
+// uniform, unit_vector, random_rotation: scenes.hpp.
 
 V3 perpendicular(const V3& u, Rng& rng) {
   V3 t = unit_vector(rng);

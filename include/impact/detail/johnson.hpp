@@ -140,6 +140,31 @@ struct Johnson {
     return false;
   }
 
+  /// Foot of the perpendicular from the origin to the line through A and B, as the parameter t of
+  /// A + t·(B − A) taken from the edge vector (no cancellation of long dot products). False for a
+  /// repeated point.
+  static bool edge_foot(const Vec3<S>& A, const Vec3<S>& B, S& t) {
+    const Vec3<S> e = B - A;
+    const S ee = e.squaredNorm();
+    if (!(ee > S(0))) return false;
+    t = -A.dot(e) / ee;
+    return true;
+  }
+
+  /// Foot p of the perpendicular from the origin to the plane of ABC, with the plane's normal and
+  /// p's barycentric coordinates l from signed areas (cross products). False for a collinear ABC.
+  static bool triangle_foot(const Vec3<S>& A, const Vec3<S>& B, const Vec3<S>& C, Vec3<S>& nrm, Vec3<S>& p,
+                            S l[3]) {
+    nrm = (B - A).cross(C - A);
+    const S nn = nrm.squaredNorm();
+    if (!(nn > S(0))) return false;
+    p = (nrm.dot(A) / nn) * nrm;
+    l[0] = nrm.dot((B - p).cross(C - p)) / nn;
+    l[1] = nrm.dot((C - p).cross(A - p)) / nn;
+    l[2] = S(1) - l[0] - l[1];
+    return true;
+  }
+
   /// Recomputes v and λ on the current subset W (an edge or a triangle) by geometry: the foot of
   /// the perpendicular from the origin, with the line's parameter from the edge vector and the
   /// triangle's coordinates from signed areas (cross products). Johnson's coordinates are ratios
@@ -152,32 +177,18 @@ struct Johnson {
     for (int i = 0; i < 4; ++i)
       if (bits & (1u << i)) idx[n++] = i;
     if (n == 2) {
-      const Vec3<S>& A = y[idx[0]];
-      const Vec3<S> e = y[idx[1]] - A;
-      const S ee = e.squaredNorm();
-      if (!(ee > S(0))) return false;
-      const S t = -A.dot(e) / ee;
-      if (!(t >= S(0) && t <= S(1))) return false;
+      S t;
+      if (!edge_foot(y[idx[0]], y[idx[1]], t) || !(t >= S(0) && t <= S(1))) return false;
       lambda[idx[0]] = S(1) - t;
       lambda[idx[1]] = t;
-      v = A + t * e;
+      v = y[idx[0]] + t * (y[idx[1]] - y[idx[0]]);
       return true;
     }
-    if (n != 3) return false;
-    const Vec3<S>& A = y[idx[0]];
-    const Vec3<S>& B = y[idx[1]];
-    const Vec3<S>& C = y[idx[2]];
-    const Vec3<S> nrm = (B - A).cross(C - A);
-    const S nn = nrm.squaredNorm();
-    if (!(nn > S(0))) return false;
-    const Vec3<S> p = (nrm.dot(A) / nn) * nrm;
-    const S la = nrm.dot((B - p).cross(C - p)) / nn;
-    const S lb = nrm.dot((C - p).cross(A - p)) / nn;
-    const S lc = S(1) - la - lb;
-    if (!(la >= S(0) && lb >= S(0) && lc >= S(0))) return false;
-    lambda[idx[0]] = la;
-    lambda[idx[1]] = lb;
-    lambda[idx[2]] = lc;
+    Vec3<S> nrm, p;
+    S l[3];
+    if (n != 3 || !triangle_foot(y[idx[0]], y[idx[1]], y[idx[2]], nrm, p, l)) return false;
+    if (!(l[0] >= S(0) && l[1] >= S(0) && l[2] >= S(0))) return false;
+    for (int k = 0; k < 3; ++k) lambda[idx[k]] = l[k];
     v = p;
     return true;
   }
@@ -215,15 +226,12 @@ struct Johnson {
       l[idx[i]] = 1;
       consider(1u << idx[i], l, y[idx[i]]);
       for (int j = i + 1; j < n; ++j) {
-        const Vec3<S> e = y[idx[j]] - y[idx[i]];
-        const S ee = e.squaredNorm();
-        if (!(ee > S(0))) continue;
-        const S t = -y[idx[i]].dot(e) / ee;
-        if (!(t > S(0) && t < S(1))) continue;
+        S t;
+        if (!edge_foot(y[idx[i]], y[idx[j]], t) || !(t > S(0) && t < S(1))) continue;
         S m[4] = {0, 0, 0, 0};
         m[idx[i]] = S(1) - t;
         m[idx[j]] = t;
-        consider((1u << idx[i]) | (1u << idx[j]), m, Vec3<S>(y[idx[i]] + t * e));
+        consider((1u << idx[i]) | (1u << idx[j]), m, Vec3<S>(y[idx[i]] + t * (y[idx[j]] - y[idx[i]])));
       }
     }
     // Faces: the foot of the perpendicular, when inside by signed areas.
@@ -232,26 +240,20 @@ struct Johnson {
       for (int j = i + 1; j < n; ++j)
         for (int k = j + 1; k < n; ++k) {
           const Vec3<S>& A = y[idx[i]];
-          const Vec3<S>& B = y[idx[j]];
-          const Vec3<S>& C = y[idx[k]];
-          const Vec3<S> nrm = (B - A).cross(C - A);
-          const S nn = nrm.squaredNorm();
-          if (!(nn > S(0))) continue;
-          const Vec3<S> p = (nrm.dot(A) / nn) * nrm;
-          const S la = nrm.dot((B - p).cross(C - p)) / nn;
-          const S lb = nrm.dot((C - p).cross(A - p)) / nn;
-          const S lc = S(1) - la - lb;
+          Vec3<S> nrm, p;
+          S l[3];
+          if (!triangle_foot(A, y[idx[j]], y[idx[k]], nrm, p, l)) continue;
           if (n == 4) {
             // Which side of this face the fourth vertex and the origin lie on.
             const Vec3<S>& D = y[idx[6 - i - j - k]];
             const S sd = nrm.dot(D - A), so = -nrm.dot(A);
             if ((sd > S(0) && so >= S(0)) || (sd < S(0) && so <= S(0))) ++inside_faces;
           }
-          if (!(la >= S(0) && lb >= S(0) && lc >= S(0))) continue;
+          if (!(l[0] >= S(0) && l[1] >= S(0) && l[2] >= S(0))) continue;
           S m[4] = {0, 0, 0, 0};
-          m[idx[i]] = la;
-          m[idx[j]] = lb;
-          m[idx[k]] = lc;
+          m[idx[i]] = l[0];
+          m[idx[j]] = l[1];
+          m[idx[k]] = l[2];
           consider((1u << idx[i]) | (1u << idx[j]) | (1u << idx[k]), m, p);
         }
     if (n == 4 && inside_faces == 4) return false;
