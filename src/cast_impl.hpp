@@ -5,6 +5,7 @@
 
 #include <impact/detail/mpr.hpp>
 #include <impact/detail/ray_cast_core.hpp>
+#include <impact/detail/ray_closed_form.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -342,6 +343,55 @@ CastHit<S> cast_cores(const A& ca, S ra, const B& cb, S rb, const Transform<S>& 
 
 }  // namespace
 
+/// The closed-form line clip of a peeled shape, when it has one (false: use the GJK ray cast).
+/// Rounded cores other than a point or segment, Minkowski sums, and shapes without volume where
+/// the closed form would divide by zero go to GJK.
+template <class S>
+bool closed_form_ray(const detail::Core<S>& core, const Vec3<S>& s, const Vec3<S>& r, detail::LineClip<S>& clip) {
+  using K = detail::Core<S>;
+  if (core.kind == K::point_core) {
+    if (!(core.radius > S(0))) return false;
+    clip = detail::clip_sphere<S>(core.radius, s, r);
+    return true;
+  }
+  if (core.kind == K::segment_core) {
+    if (!(core.radius > S(0))) return false;
+    clip = detail::clip_capsule<S>(core.segment, core.radius, s, r);
+    return true;
+  }
+  const auto& v = core.shape->variant();
+  if (core.radius > S(0)) {  // a rounded core (Minkowski sum with a sphere)
+    if (const auto* b = std::get_if<Box<S>>(&v)) return detail::clip_rounded_box<S>(b->half_extents, core.radius, s, r, clip);
+    if (const auto* sg = std::get_if<Segment<S>>(&v)) {
+      clip = detail::clip_capsule<S>(*sg, core.radius, s, r);
+      return true;
+    }
+    if (std::holds_alternative<Point<S>>(v)) {
+      clip = detail::clip_sphere<S>(core.radius, s, r);
+      return true;
+    }
+    return false;
+  }
+  if (core.radius != S(0)) return false;
+  if (const auto* b = std::get_if<Box<S>>(&v)) {
+    clip = detail::clip_box<S>(b->half_extents, s, r);
+    return true;
+  }
+  if (const auto* cy = std::get_if<Cylinder<S>>(&v); cy && cy->radius > S(0)) {
+    clip = detail::clip_cylinder<S>(*cy, s, r);
+    return true;
+  }
+  if (const auto* co = std::get_if<Cone<S>>(&v); co && co->radius > S(0) && co->half_height > S(0)) {
+    clip = detail::clip_cone<S>(*co, s, r);
+    return true;
+  }
+  if (const auto* h = std::get_if<Hull<S>>(&v); h && h->dimension == 3 && !h->faces.empty()) {
+    clip = detail::clip_hull<S>(*h, s, r);
+    return true;
+  }
+  return false;
+}
+
 template <class S>
 RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray, const RayCastOptions<S>& opt) {
   RayHit<S> out;
@@ -361,6 +411,21 @@ RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray
   const Vec3<S> axis = opt.separating_axis ? Vec3<S>(rt * *opt.separating_axis) : Vec3<S>::Zero();
   detail::Core<S> core;
   detail::peel(shape, core);
+  if (detail::LineClip<S> clip; opt.closed_form && closed_form_ray<S>(core, s, r, clip)) {
+    out.iterations = 0;
+    if (clip.none() || clip.hi < S(0) || clip.lo > opt.max_lambda) {
+      out.status = Status::miss;
+    } else if (clip.lo <= S(0)) {
+      out.status = Status::initially_overlapping;  // the origin is in the (closed) shape
+      out.point = ray.origin;
+    } else {
+      out.status = Status::hit;
+      out.lambda = clip.lo;
+      out.point = ray.origin + clip.lo * ray.direction;
+      out.normal = tf.rotation * clip.normal;
+    }
+    return out;
+  }
   const auto res = detail::visit_core(core, [&](const auto& c) {
     int hint = -1;
     auto support = [&](const Vec3<S>& d, Vec3<S>& pa, Vec3<S>& pb) -> Vec3<S> {

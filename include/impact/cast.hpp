@@ -1,6 +1,7 @@
 // impact — cast.hpp: ray casts against convex shapes and linear shape casts.
 //
-// `ray_cast` is van den Bergen's GJK ray cast (2004, Algorithm 3). `shape_cast` moves both
+// `ray_cast` is van den Bergen's GJK ray cast (2004, Algorithm 3), with closed forms for the
+// primitive shapes and polyhedral hulls (detail/ray_closed_form.hpp). `shape_cast` moves both
 // shapes linearly over t ∈ [0, 1] (rotations fixed) and finds the first time their distance
 // falls to `target_distance`, by one of three methods: the GJK ray cast on the configuration
 // space obstacle (default), conservative advancement, or MPR on the swept CSO. Every answer is
@@ -31,6 +32,9 @@ struct RayCastOptions {
   /// Warm start: a separating axis from an earlier miss of a similar ray (world frame; zero for
   /// none). Updated with the new separating axis on a miss when given.
   Vec3<S>* separating_axis = nullptr;
+  /// Closed forms for spheres, capsules, boxes, cylinders, cones and polyhedral hulls (exact up
+  /// to rounding, no iterations); false runs the GJK ray cast on every shape.
+  bool closed_form = true;
 };
 
 /// Result of `ray_cast`.
@@ -42,7 +46,7 @@ struct RayHit {
   S lambda = S(0);                       ///< Hit parameter (hit, initially_overlapping).
   Vec3<S> point{S(0), S(0), S(0)};       ///< Hit point origin + λ·direction (world).
   Vec3<S> normal{S(0), S(0), S(0)};      ///< Outward unit surface normal at the hit (hit only).
-  int iterations = 0;                    ///< GJK ray cast iterations.
+  int iterations = 0;                    ///< GJK ray cast iterations (0 for a closed form).
   std::string error;                     ///< Offending field, for invalid_input.
 };
 

@@ -180,6 +180,42 @@ Interval ray_planes(const V& o, const V& d, const std::vector<oracle::Plane>& pl
   return i;
 }
 
+/// The rounded box (box of half extents h ⊕ ball of radius r) as the union of its pieces: the
+/// box grown along one axis at a time, a ball at each corner and a cylinder along each edge. The
+/// solid is convex, so the union of the pieces' intervals is one interval.
+Interval ray_rounded_box(const V& o, const V& d, const V& h, double r) {
+  Interval out;
+  for (int k = 0; k < 3; ++k) {  // grown along axis k
+    Interval i = kAll;
+    for (int j = 0; j < 3; ++j) {
+      const double e = h[j] + (j == k ? r : 0.0);
+      i = intersect(i, slab(o[j], d[j], -e, e, V::Unit(j)));
+    }
+    out = unite(out, i);
+  }
+  for (int c = 0; c < 8; ++c) {
+    const V corner((c & 1) ? h.x() : -h.x(), (c & 2) ? h.y() : -h.y(), (c & 4) ? h.z() : -h.z());
+    out = unite(out, ray_ball(o, d, corner, r));
+  }
+  for (int k = 0; k < 3; ++k) {  // edges along axis k: permute so the edge runs along z
+    const int u = (k + 1) % 3, w = (k + 2) % 3;
+    for (int c = 0; c < 4; ++c) {
+      const double cu = (c & 1) ? h[u] : -h[u], cw = (c & 2) ? h[w] : -h[w];
+      const V po(o[u] - cu, o[w] - cw, o[k]), pd(d[u], d[w], d[k]);
+      Interval i = intersect(ray_infinite_cylinder(po, pd, r), slab(po.z(), pd.z(), -h[k], h[k], V::UnitZ()));
+      if (!i.empty()) {
+        V n = V::Zero();
+        n[u] = i.n_lo.x();
+        n[w] = i.n_lo.y();
+        n[k] = i.n_lo.z();
+        i.n_lo = n;
+      }
+      out = unite(out, i);
+    }
+  }
+  return out;
+}
+
 /// The ray's interval in the shape (local frame), or nullopt for shapes without a closed form here.
 template <class S>
 Interval ray_closed_form(const Shape<S>& shape, const oracle::Polytope* hull_local, const V& o, const V& d) {
@@ -201,6 +237,13 @@ Interval ray_closed_form(const Shape<S>& shape, const oracle::Polytope* hull_loc
                      slab(o.z(), d.z(), -double(y->half_height), y->half_height, V::UnitZ()));
   if (auto* k = std::get_if<Cone<S>>(&var)) return ray_cone(o, d, k->radius, k->half_height);
   if (std::holds_alternative<Hull<S>>(var)) return ray_planes(o, d, hull_local->planes);
+  if (auto* m = std::get_if<MinkowskiShape<S>>(&var)) {
+    const auto* b = std::get_if<Box<S>>(&m->a->variant());
+    const auto* s = std::get_if<Sphere<S>>(&m->b->variant());
+    if (!b) b = std::get_if<Box<S>>(&m->b->variant());
+    if (!s) s = std::get_if<Sphere<S>>(&m->a->variant());
+    if (b && s) return ray_rounded_box(o, d, vd(b->half_extents), double(s->radius));
+  }
   ADD_FAILURE() << "no ray closed form for " << scenes::describe(shape);
   return {};
 }
@@ -393,7 +436,7 @@ RayCase<S> random_ray(Kind k, Rng& rng, int index) {
 }
 
 template <class S>
-void ray_battery(Kind k, int cases) {
+void ray_battery(Kind k, int cases, bool closed_form) {
   const std::string name = std::string("ray ") + oracle::kind_name(k) + " " + scenes::scalar_name<S>();
   Rng rng(scenes::seed_of(name));
   FailureLog log;
@@ -402,11 +445,16 @@ void ray_battery(Kind k, int cases) {
     const RayCase<S> c = random_ray<S>(k, rng, i);
     RayCastOptions<S> opt;
     opt.max_lambda = c.max_lambda;
+    opt.closed_form = closed_form;
     const RayHit<S> h = ray_cast<S>(c.shape.shape, c.pose, c.ray, opt);
-    hits += certify_ray(c, h, opt, log);
+    // The closed forms are exact up to rounding: certified without the GJK ray cast's gap.
+    RayCastOptions<S> judged = opt;
+    if (closed_form) judged.relative_tolerance = S(0);
+    hits += certify_ray(c, h, judged, log);
     inside += h.status == Status::initially_overlapping;
   }
-  std::printf("%s: %d cases, %d hits, %d initially_overlapping\n", name.c_str(), cases, hits, inside);
+  std::printf("%s (%s): %d cases, %d hits, %d initially_overlapping\n", name.c_str(),
+              closed_form ? "closed form" : "GJK ray cast", cases, hits, inside);
   EXPECT_GE(hits, cases * 3 / 10) << name << ": too few hits";
   EXPECT_LE(hits, cases * 7 / 10) << name << ": too many hits";
   EXPECT_GT(inside, 0) << name;
@@ -414,18 +462,34 @@ void ray_battery(Kind k, int cases) {
 
 constexpr int kRayCases = 4000;
 
-TEST(RayCast, SphereClosedFormDouble) { ray_battery<double>(Kind::sphere, kRayCases); }
-TEST(RayCast, SphereClosedFormFloat) { ray_battery<float>(Kind::sphere, kRayCases); }
-TEST(RayCast, BoxSlabsDouble) { ray_battery<double>(Kind::box, kRayCases); }
-TEST(RayCast, BoxSlabsFloat) { ray_battery<float>(Kind::box, kRayCases); }
-TEST(RayCast, CapsuleClosedFormDouble) { ray_battery<double>(Kind::capsule, kRayCases); }
-TEST(RayCast, CapsuleClosedFormFloat) { ray_battery<float>(Kind::capsule, kRayCases); }
-TEST(RayCast, CylinderClosedFormDouble) { ray_battery<double>(Kind::cylinder, kRayCases); }
-TEST(RayCast, CylinderClosedFormFloat) { ray_battery<float>(Kind::cylinder, kRayCases); }
-TEST(RayCast, ConeClosedFormDouble) { ray_battery<double>(Kind::cone, kRayCases); }
-TEST(RayCast, ConeClosedFormFloat) { ray_battery<float>(Kind::cone, kRayCases); }
-TEST(RayCast, HullPlaneClippingDouble) { ray_battery<double>(Kind::hull, kRayCases); }
-TEST(RayCast, HullPlaneClippingFloat) { ray_battery<float>(Kind::hull, kRayCases); }
+TEST(RayCast, SphereClosedFormDouble) { ray_battery<double>(Kind::sphere, kRayCases, true); }
+TEST(RayCast, SphereGjkRayCastDouble) { ray_battery<double>(Kind::sphere, kRayCases, false); }
+TEST(RayCast, SphereClosedFormFloat) { ray_battery<float>(Kind::sphere, kRayCases, true); }
+TEST(RayCast, SphereGjkRayCastFloat) { ray_battery<float>(Kind::sphere, kRayCases, false); }
+TEST(RayCast, BoxSlabsDouble) { ray_battery<double>(Kind::box, kRayCases, true); }
+TEST(RayCast, BoxGjkRayCastDouble) { ray_battery<double>(Kind::box, kRayCases, false); }
+TEST(RayCast, BoxSlabsFloat) { ray_battery<float>(Kind::box, kRayCases, true); }
+TEST(RayCast, BoxGjkRayCastFloat) { ray_battery<float>(Kind::box, kRayCases, false); }
+TEST(RayCast, CapsuleClosedFormDouble) { ray_battery<double>(Kind::capsule, kRayCases, true); }
+TEST(RayCast, CapsuleGjkRayCastDouble) { ray_battery<double>(Kind::capsule, kRayCases, false); }
+TEST(RayCast, CapsuleClosedFormFloat) { ray_battery<float>(Kind::capsule, kRayCases, true); }
+TEST(RayCast, CapsuleGjkRayCastFloat) { ray_battery<float>(Kind::capsule, kRayCases, false); }
+TEST(RayCast, CylinderClosedFormDouble) { ray_battery<double>(Kind::cylinder, kRayCases, true); }
+TEST(RayCast, CylinderGjkRayCastDouble) { ray_battery<double>(Kind::cylinder, kRayCases, false); }
+TEST(RayCast, CylinderClosedFormFloat) { ray_battery<float>(Kind::cylinder, kRayCases, true); }
+TEST(RayCast, CylinderGjkRayCastFloat) { ray_battery<float>(Kind::cylinder, kRayCases, false); }
+TEST(RayCast, ConeClosedFormDouble) { ray_battery<double>(Kind::cone, kRayCases, true); }
+TEST(RayCast, ConeGjkRayCastDouble) { ray_battery<double>(Kind::cone, kRayCases, false); }
+TEST(RayCast, ConeClosedFormFloat) { ray_battery<float>(Kind::cone, kRayCases, true); }
+TEST(RayCast, ConeGjkRayCastFloat) { ray_battery<float>(Kind::cone, kRayCases, false); }
+TEST(RayCast, RoundedBoxNewtonDouble) { ray_battery<double>(Kind::rounded_box, kRayCases, true); }
+TEST(RayCast, RoundedBoxGjkRayCastDouble) { ray_battery<double>(Kind::rounded_box, kRayCases, false); }
+TEST(RayCast, RoundedBoxNewtonFloat) { ray_battery<float>(Kind::rounded_box, kRayCases, true); }
+TEST(RayCast, RoundedBoxGjkRayCastFloat) { ray_battery<float>(Kind::rounded_box, kRayCases, false); }
+TEST(RayCast, HullPlaneClippingDouble) { ray_battery<double>(Kind::hull, kRayCases, true); }
+TEST(RayCast, HullGjkRayCastDouble) { ray_battery<double>(Kind::hull, kRayCases, false); }
+TEST(RayCast, HullPlaneClippingFloat) { ray_battery<float>(Kind::hull, kRayCases, true); }
+TEST(RayCast, HullGjkRayCastFloat) { ray_battery<float>(Kind::hull, kRayCases, false); }
 
 /// The closed forms themselves, on rays whose answers are known by hand (so a wrong closed form
 /// cannot hide a wrong library).
@@ -455,7 +519,7 @@ TEST(RayCast, ClosedFormsOnHandPickedRays) {
 
 /// Rays with max_lambda just short of / just past the entry: the early out.
 template <class S>
-void max_lambda_battery(int cases) {
+void max_lambda_battery(int cases, bool closed_form) {
   const std::string name = std::string("ray max_lambda ") + scenes::scalar_name<S>();
   Rng rng(scenes::seed_of(name));
   FailureLog log;
@@ -471,6 +535,7 @@ void max_lambda_battery(int cases) {
     c.max_lambda = S(t.world.lo + (before ? -0.01 : 0.01) * std::max(chord, 1e-3));
     RayCastOptions<S> opt;
     opt.max_lambda = c.max_lambda;
+    opt.closed_form = closed_form;
     const RayHit<S> h = ray_cast<S>(c.shape.shape, c.pose, c.ray, opt);
     certify_ray(c, h, opt, log);
     const double gap = ray_gap_tolerance<S>(opt, t.reach, t.size);
@@ -484,8 +549,10 @@ void max_lambda_battery(int cases) {
   EXPECT_GT(misses, cases / 3);
 }
 
-TEST(RayCast, MaxLambdaEarlyOutDouble) { max_lambda_battery<double>(2000); }
-TEST(RayCast, MaxLambdaEarlyOutFloat) { max_lambda_battery<float>(2000); }
+TEST(RayCast, MaxLambdaEarlyOutDouble) { max_lambda_battery<double>(2000, true); }
+TEST(RayCast, MaxLambdaEarlyOutFloat) { max_lambda_battery<float>(2000, true); }
+TEST(RayCast, MaxLambdaEarlyOutGjkRayCastDouble) { max_lambda_battery<double>(2000, false); }
+TEST(RayCast, MaxLambdaEarlyOutGjkRayCastFloat) { max_lambda_battery<float>(2000, false); }
 
 // =============================================================================================
 // Shape casts: cases, oracles, certificates
