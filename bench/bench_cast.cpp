@@ -381,9 +381,10 @@ void bm_peer_cast(benchmark::State& state, const Peer* peer, std::size_t n) {
 }
 
 template <class S>
-void bm_impact_ray(benchmark::State& state, const RayScene<S>* sc, S relative_tolerance = S(0)) {
+void bm_impact_ray(benchmark::State& state, const RayScene<S>* sc, S relative_tolerance = S(0), bool closed_form = true) {
   impact::RayCastOptions<S> opt;
   if (relative_tolerance > S(0)) opt.relative_tolerance = relative_tolerance;
+  opt.closed_form = closed_form;
   const auto& shapes = sc->shapes;
   const auto& cases = sc->cases;
   const std::size_t n = cases.size();
@@ -743,7 +744,9 @@ void ray_agreement(RayData& d, std::ostream& os) {
     ref[i] = d.variants[0].query(i);
     hits += ref[i].hit;
     const auto& c = sc.cases[i];
-    it += impact::ray_cast(sc.shapes[c.shape], c.pose, c.ray).iterations;
+    impact::RayCastOptions<double> gjk;
+    gjk.closed_form = false;
+    it += impact::ray_cast(sc.shapes[c.shape], c.pose, c.ray, gjk).iterations;
   }
   // Independent check, exact and GJK-free: is the ray's point at λ inside the shape shrunk by
   // 1e-9 (closed-form tests in the shape's frame)?
@@ -815,6 +818,7 @@ void sphere_iterations(const RayData& d, std::ostream& os) {
   const auto& sc = d.scene;
   impact::RayCastOptions<double> opt;
   opt.relative_tolerance = 1e-6;
+  opt.closed_form = false;  // the GJK ray cast, not the sphere's closed form
   double api = 0, core = 0, api_hit = 0, core_hit = 0;
   int hits = 0, core_hits = 0, api_max = 0, core_max = 0;
   for (const auto& c : sc.cases) {
@@ -902,23 +906,28 @@ void setup_cast_benchmarks(std::ostream& info, bool checks) {
     if (kind == RayShapeKind::box) d->aabb = std::make_unique<BulletRayPeer>(desc, BulletRayPeer::Caster::aabb);
     RayData* p = d.get();
     const std::size_t n = p->scene.cases.size();
-    p->variants.push_back({"impact", [p](std::size_t i) {
-                             const auto& c = p->scene.cases[i];
-                             const auto r = impact::ray_cast(p->scene.shapes[c.shape], c.pose, c.ray);
-                             PeerCast o;
-                             o.hit = r.status == impact::Status::hit || r.status == impact::Status::max_iterations ||
-                                     r.status == impact::Status::initially_overlapping;
-                             o.toi = o.hit ? r.lambda : 1.0;
-                             o.normal = arr(r.normal);
-                             return o;
-                           }});
+    for (const bool closed_form : {true, false}) {
+      p->variants.push_back({closed_form ? "impact" : "impact/gjk", [p, closed_form](std::size_t i) {
+                               const auto& c = p->scene.cases[i];
+                               impact::RayCastOptions<double> opt;
+                               opt.closed_form = closed_form;
+                               const auto r = impact::ray_cast(p->scene.shapes[c.shape], c.pose, c.ray, opt);
+                               PeerCast o;
+                               o.hit = r.status == impact::Status::hit || r.status == impact::Status::max_iterations ||
+                                       r.status == impact::Status::initially_overlapping;
+                               o.toi = o.hit ? r.lambda : 1.0;
+                               o.normal = arr(r.normal);
+                               return o;
+                             }});
+    }
     p->variants.push_back({"bullet/subsimplex", [p](std::size_t i) { return p->subsimplex->query(i); }});
     p->variants.push_back({"bullet/gjk", [p](std::size_t i) { return p->gjk->query(i); }});
     if (p->aabb) p->variants.push_back({"bullet/aabb", [p](std::size_t i) { return p->aabb->query(i); }});
     const std::string base = std::string("ray_cast/") + ray_kind_name(kind) + "/";
-    benchmark::RegisterBenchmark((base + "impact").c_str(), bm_impact_ray<double>, &p->scene, 0.0);
-    benchmark::RegisterBenchmark((base + "impact/float").c_str(), bm_impact_ray<float>, &p->scene_f, 0.0f);
-    benchmark::RegisterBenchmark((base + "impact/rel1e-6").c_str(), bm_impact_ray<double>, &p->scene, 1e-6);
+    benchmark::RegisterBenchmark((base + "impact").c_str(), bm_impact_ray<double>, &p->scene, 0.0, true);
+    benchmark::RegisterBenchmark((base + "impact/float").c_str(), bm_impact_ray<float>, &p->scene_f, 0.0f, true);
+    benchmark::RegisterBenchmark((base + "impact/gjk").c_str(), bm_impact_ray<double>, &p->scene, 0.0, false);
+    benchmark::RegisterBenchmark((base + "impact/gjk/rel1e-6").c_str(), bm_impact_ray<double>, &p->scene, 1e-6, false);
     benchmark::RegisterBenchmark((base + "bullet/subsimplex").c_str(), bm_peer_cast<BulletRayPeer>, p->subsimplex.get(), n);
     benchmark::RegisterBenchmark((base + "bullet/gjk").c_str(), bm_peer_cast<BulletRayPeer>, p->gjk.get(), n);
     if (p->aabb) benchmark::RegisterBenchmark((base + "bullet/aabb").c_str(), bm_peer_cast<BulletRayPeer>, p->aabb.get(), n);

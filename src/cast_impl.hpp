@@ -385,7 +385,8 @@ bool closed_form_ray(const detail::Core<S>& core, const Vec3<S>& s, const Vec3<S
     clip = detail::clip_cone<S>(*co, s, r);
     return true;
   }
-  if (const auto* h = std::get_if<Hull<S>>(&v); h && h->dimension == 3 && !h->faces.empty()) {
+  if (const auto* h = std::get_if<Hull<S>>(&v); h && h->dimension == 3 && !h->faces.empty() &&
+                                                  static_cast<int>(h->faces.size()) <= detail::kHullClipMaxFaces) {
     clip = detail::clip_hull<S>(*h, s, r);
     return true;
   }

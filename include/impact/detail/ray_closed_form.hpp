@@ -13,6 +13,7 @@
 #include <impact/math.hpp>
 #include <impact/shapes.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -280,14 +281,47 @@ LineClip<S> clip_cone(const Cone<S>& co, const Vec3<S>& s_in, const Vec3<S>& r) 
   return c;
 }
 
-/// Polyhedral hull (dimension 3): the intersection of its face half-spaces.
+/// Above this many faces `ray_cast` keeps the GJK ray cast on hulls: clipping is linear in the
+/// faces, the hill-climbing GJK ray cast grows far slower. Measured on hulls of random points on
+/// a sphere (ns per ray, clip / GJK): 60 faces 97 / 534, 252 faces 413 / 813, 508 faces 840 / 962,
+/// 1020 faces 1546 / 1201, 2044 faces 2825 / 1403.
+inline constexpr int kHullClipMaxFaces = 600;
+
+/// Polyhedral hull (dimension 3): the intersection of its face half-spaces (Cyrus–Beck), with
+/// the early out once the interval is empty. Measured on 128-vertex hulls (252 faces): this plain
+/// loop beat division-free fraction compares (1.4× slower), four independent lanes (2×) and a
+/// branch-free structure-of-arrays pass (2.5×); most of the faces are rejected by the early out
+/// on a miss and a well-predicted branch on a hit.
 template <class S>
 LineClip<S> clip_hull(const Hull<S>& hull, const Vec3<S>& s, const Vec3<S>& r) {
+  constexpr S inf = std::numeric_limits<S>::infinity();
   LineClip<S> c;
-  for (const Plane<S>& f : hull.faces) {
-    c.half_space(f.normal, f.offset, s, r);
-    if (c.none()) break;
+  S lo = -inf, hi = inf;
+  int face = -1;
+  const int n = static_cast<int>(hull.faces.size());
+  const Plane<S>* f = hull.faces.data();
+  for (int i = 0; i < n; ++i) {
+    const S den = f[i].normal.dot(r);
+    const S dist = f[i].normal.dot(s) - f[i].offset;  // > 0: s is outside this face
+    if (den < S(0)) {
+      const S t = -dist / den;
+      if (t > lo) {
+        lo = t;
+        face = i;
+      }
+    } else if (den > S(0)) {
+      hi = std::min(hi, -dist / den);
+    } else if (dist > S(0)) {
+      hi = -inf;  // parallel to the face, outside it
+    }
+    if (lo > hi) {
+      c.empty = true;
+      return c;
+    }
   }
+  c.lo = lo;
+  c.hi = hi;
+  if (face >= 0) c.normal = f[face].normal;
   return c;
 }
 
