@@ -308,8 +308,9 @@ CastHit<S> cast_cores(const A& ca, S ra, const B& cb, S rb, const Transform<S>& 
   // The stop is the caller's tolerance on the distance (the relative test of ray_cast would
   // fire first in float, a thousandth of the size away, and report sweeps that pass 1e-3 apart
   // as hits); where rounding prevents reaching it, the core's progress guards stop it.
-  const auto res = detail::gjk_ray_cast_core<S>(support, radius, Vec3<S>::Zero(), d, S(1), S(0), opt.tolerance,
-                                                opt.max_iterations, Vec3<S>::Zero());
+  constexpr bool curved = !(kFlatCore<A, S> && kFlatCore<B, S>);
+  const auto res = detail::gjk_ray_cast_core<S, decltype(support)&, curved>(
+      support, radius, Vec3<S>::Zero(), d, S(1), S(0), opt.tolerance, opt.max_iterations, b_in_a.translation);
   CastHit<S> h;
   h.status = res.status;
   h.iterations = res.iterations;
@@ -485,6 +486,66 @@ RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray
   return out;
 }
 
+/// The closed-form cast of a ball X (a sphere or a point: its centre is its local origin) against
+/// Y: the ray of X's centre, relative to Y, against Y grown by X's radius and the target. False
+/// when X is not a ball or grown Y has no closed form. `x_is_a` orients the answer.
+template <class S>
+bool ball_cast(const Shape<S>& x, const Pose<S>& pose_x, const Vec3<S>& vel_x, const Shape<S>& y,
+               const Pose<S>& pose_y, const Vec3<S>& vel_y, const ShapeCastOptions<S>& opt, bool x_is_a,
+               CastHit<S>& out) {
+  detail::Core<S> cx;
+  detail::peel(x, cx);
+  if (!(cx.kind == detail::Core<S>::point_core ||
+        (cx.kind == detail::Core<S>::shape_core && std::holds_alternative<Point<S>>(cx.shape->variant()))))
+    return false;
+  detail::Core<S> cy;
+  detail::peel(y, cy);
+  const S rx = cx.radius;
+  cy.radius += rx + opt.target_distance;
+  const Transform<S> ty(pose_y);
+  const Mat3<S> rt = ty.rotation.transpose();
+  const Vec3<S> s = rt * (pose_x.position - pose_y.position);
+  const Vec3<S> r = rt * (vel_x - vel_y);
+  detail::LineClip<S> clip;
+  if (!closed_form_ray<S>(cy, s, r, clip)) return false;
+  const bool miss = clip.none() || clip.hi < S(0) || clip.lo > S(1);
+  if (miss || clip.lo * r.norm() <= opt.tolerance) {
+    // A miss or a hit within the tolerance of t = 0: touching at the start (within the tolerance
+    // of the target) is initially_overlapping, as with the GJK ray cast. The start is within the
+    // tolerance iff it lies in Y grown by that much more.
+    detail::Core<S> grown = cy;
+    grown.radius += opt.tolerance;
+    detail::LineClip<S> near;
+    if (!closed_form_ray<S>(grown, s, r, near)) return false;  // no closed form grown: GJK decides
+    if (!near.none() && near.lo <= S(0) && near.hi >= S(0)) {
+      out = CastHit<S>{};
+      out.status = Status::initially_overlapping;
+      return true;
+    }
+  }
+  out = CastHit<S>{};
+  out.iterations = 0;
+  if (miss) {
+    out.status = Status::miss;
+    return true;
+  }
+  if (clip.lo <= S(0)) {
+    out.status = Status::initially_overlapping;
+    out.toi = S(0);
+    return true;
+  }
+  out.status = Status::hit;
+  out.toi = clip.lo;
+  const Vec3<S> n = ty.rotation * clip.normal;  // outward from grown Y at X's centre
+  const Vec3<S> centre = pose_x.position + out.toi * vel_x;
+  const Vec3<S> on_x = centre - rx * n;
+  const Vec3<S> on_y = centre - (rx + opt.target_distance) * n;
+  out.normal = x_is_a ? Vec3<S>(-n) : n;
+  out.point_a = x_is_a ? on_x : on_y;
+  out.point_b = x_is_a ? on_y : on_x;
+  return true;
+}
+
 template <class S>
 CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& velocity_a, const Shape<S>& b,
                       const Pose<S>& pose_b, const Vec3<S>& velocity_b, const ShapeCastOptions<S>& opt) {
@@ -501,6 +562,10 @@ CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& v
     else out.error = check_scalar(opt.tolerance, "tolerance", true);
     return out;
   }
+  if (opt.closed_form && opt.method == CastMethod::gjk_raycast &&
+      (ball_cast<S>(a, pose_a, velocity_a, b, pose_b, velocity_b, opt, true, out) ||
+       ball_cast<S>(b, pose_b, velocity_b, a, pose_a, velocity_a, opt, false, out)))
+    return out;
   const Transform<S> ta(pose_a), tb(pose_b);
   const Transform<S> b_in_a = ta.relative(tb);
   // In A's frame, B moves by t·d relative to A.

@@ -70,6 +70,12 @@ struct ShapeCastOptions {
   /// The distance at the reported time is within this of the target (length, > 0).
   S tolerance = Tolerances<S>::cast_tolerance;
   int max_iterations = Tolerances<S>::ray_cast_max_iterations;  ///< Iteration cap.
+  /// With the default method: when one shape is a ball (a sphere, or a point), the cast is a ray
+  /// from its centre against the other shape grown by the radii and the target, solved by
+  /// `ray_cast`'s closed forms where the other shape has one (sphere, capsule, box, rounded box,
+  /// and for a point also cylinder, cone and hull): exact time, normal and points, no
+  /// iterations. False runs the GJK ray cast on every pair.
+  bool closed_form = true;
 };
 
 /// Result of `shape_cast`.

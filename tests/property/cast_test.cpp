@@ -58,6 +58,13 @@ V vd(const Vec3<S>& v) {
 
 constexpr CastMethod kMethods[] = {CastMethod::gjk_raycast, CastMethod::conservative_advancement, CastMethod::mpr};
 
+/// ShapeCastOptions::closed_form for the batteries (the ball pairs run both ways).
+bool g_cast_closed_form = true;
+struct ClosedFormOff {
+  ClosedFormOff() { g_cast_closed_form = false; }
+  ~ClosedFormOff() { g_cast_closed_form = true; }
+};
+
 const char* method_name(CastMethod m) {
   switch (m) {
     case CastMethod::gjk_raycast: return "gjk_raycast";
@@ -620,6 +627,7 @@ struct CastCase {
     opt.method = m;
     opt.target_distance = target;
     opt.tolerance = tolerance;
+    opt.closed_form = g_cast_closed_form;
     return shape_cast<S>(a.shape, pose_a, vel_a, b.shape, pose_b, vel_b, opt);
   }
   /// A and B exchanged.
@@ -1086,6 +1094,22 @@ constexpr int kCastCases = 10000;
 
 TEST(ShapeCast, SphereSphereClosedFormDouble) { cast_battery<double>({Kind::sphere, Kind::sphere, 2.0}, kCastCases); }
 TEST(ShapeCast, SphereSphereClosedFormFloat) { cast_battery<float>({Kind::sphere, Kind::sphere, 2.0}, kCastCases); }
+TEST(ShapeCast, SphereSphereGjkRayCastDouble) {
+  ClosedFormOff off;
+  cast_battery<double>({Kind::sphere, Kind::sphere, 2.0}, kCastCases);
+}
+TEST(ShapeCast, SphereSphereGjkRayCastFloat) {
+  ClosedFormOff off;
+  cast_battery<float>({Kind::sphere, Kind::sphere, 2.0}, kCastCases);
+}
+TEST(ShapeCast, SphereBoxGjkRayCastDouble) {
+  ClosedFormOff off;
+  cast_battery<double>({Kind::sphere, Kind::box, 1.0}, kCastCases);
+}
+TEST(ShapeCast, SphereBoxGjkRayCastFloat) {
+  ClosedFormOff off;
+  cast_battery<float>({Kind::sphere, Kind::box, 1.0}, kCastCases);
+}
 TEST(ShapeCast, BoxBoxMovingSatDouble) { cast_battery<double>({Kind::box, Kind::box, 1.0}, kCastCases); }
 TEST(ShapeCast, BoxBoxMovingSatFloat) { cast_battery<float>({Kind::box, Kind::box, 1.0}, kCastCases); }
 TEST(ShapeCast, HullHullMovingSatDouble) { cast_battery<double>({Kind::hull, Kind::hull, 1.0}, kCastCases); }
@@ -1280,7 +1304,15 @@ constexpr int kAdversarialCases = 300;
 
 #define ADVERSARIAL_TEST(Name, scenario)                                                            \
   TEST(ShapeCastAdversarial, Name##Double) { adversarial_battery<double>(scenario, kAdversarialCases); } \
-  TEST(ShapeCastAdversarial, Name##Float) { adversarial_battery<float>(scenario, kAdversarialCases); }
+  TEST(ShapeCastAdversarial, Name##Float) { adversarial_battery<float>(scenario, kAdversarialCases); } \
+  TEST(ShapeCastAdversarial, Name##GjkRayCastDouble) {                                               \
+    ClosedFormOff off;                                                                              \
+    adversarial_battery<double>(scenario, kAdversarialCases);                                      \
+  }                                                                                                 \
+  TEST(ShapeCastAdversarial, Name##GjkRayCastFloat) {                                                \
+    ClosedFormOff off;                                                                              \
+    adversarial_battery<float>(scenario, kAdversarialCases);                                       \
+  }
 
 ADVERSARIAL_TEST(TouchingAtStart, Scenario::touching)
 ADVERSARIAL_TEST(SlidingOnContact, Scenario::sliding_on_contact)

@@ -34,7 +34,11 @@ struct RayCastCoreResult {
 /// to the gap ‖v‖ − R. `tol_abs`: an absolute bound on that gap (length; 0 for none).
 /// `initial_axis`: warm-start direction (zero for none); the first termination test is then
 /// skipped, as the paper says, since v0 need not lie in x − C.
-template <class S, class Support>
+///
+/// `Geometric` (double only): Johnson's answer on 2- and 3-vertex subsets is re-derived by
+/// geometry every iteration (Johnson::refine_subset), which thin simplices near curved surfaces
+/// need; polytope pairs can leave it off.
+template <class S, class Support, bool Geometric = true>
 RayCastCoreResult<S> gjk_ray_cast_core(Support&& support, S radius, const Vec3<S>& s, const Vec3<S>& r,
                                        S max_lambda, S tol_sq_rel, S tol_abs, int max_iterations,
                                        const Vec3<S>& initial_axis) {
@@ -117,7 +121,7 @@ RayCastCoreResult<S> gjk_ray_cast_core(Support&& support, S radius, const Vec3<S
       // Thin simplices near curved surfaces: the same point by geometry (see gjk_core).
       Vec3<S> g;
       const int k = simplex.count();
-      if (ok && k >= 2 && k <= 3 && simplex.refine_subset(g)) {
+      if (Geometric && ok && k >= 2 && k <= 3 && simplex.refine_subset(g)) {
         v = g;
       } else if ((!ok || (!moved && v.squaredNorm() >= vv)) && simplex.closest_geometric(g) &&
                  (moved || g.squaredNorm() < vv)) {
