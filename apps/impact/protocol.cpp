@@ -15,9 +15,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -70,10 +72,15 @@ void answer_ray(const Shape<double>& shape, const Pose<double>& pose, const Ray<
   out["iterations"] = h.iterations;
 }
 
-/// The protocol's tolerance in the query's precision, no finer than that precision can honour.
+/// The protocol's tolerance in the query's precision, no finer than that precision can honour:
+/// 1e-2 of the library's default tolerance relative to the bodies' size (bounding radii, the
+/// distance travelled, the target; so a millimetre-sized scene keeps its own tolerance), and no
+/// finer than 64 ulps of the coordinates (a scene far from the origin).
 template <class S>
-S cast_tolerance(double tolerance) {
-  return std::max(static_cast<S>(tolerance), Tolerances<S>::cast_tolerance * S(1e-2));
+S cast_tolerance(double tolerance, double size, double reach) {
+  const double floor = std::max(double(Tolerances<S>::cast_tolerance) * 1e-2 * size,
+                                64.0 * double(std::numeric_limits<S>::epsilon()) * reach);
+  return std::max(static_cast<S>(tolerance), static_cast<S>(floor));
 }
 
 /// The answer fields shared by shape_cast and time_of_impact.
@@ -97,7 +104,9 @@ void answer_cast(const Shape<double>& a, const Pose<double>& pa, const Vec3<doub
   ShapeCastOptions<S> opt;
   opt.method = method;
   opt.target_distance = static_cast<S>(target);
-  opt.tolerance = cast_tolerance<S>(tolerance);
+  const double size = std::max({bounding_radius(a), bounding_radius(b), va.norm(), vb.norm(), target});
+  const double reach = std::max(pa.position.norm(), pb.position.norm()) + size;
+  opt.tolerance = cast_tolerance<S>(tolerance, size, reach);
   put_cast_answer(shape_cast<S>(as<S>(a), pa.cast<S>(), va.cast<S>(), as<S>(b), pb.cast<S>(), vb.cast<S>(), opt), out);
 }
 
@@ -106,8 +115,10 @@ void answer_toi(const Shape<double>& a, const Motion& ma, const Shape<double>& b
                 double target, double tolerance, ojson& out) {
   ToiOptions<S> opt;
   opt.method = method;
+  const double size = std::max({bounding_radius(a), bounding_radius(b), ma.linear.norm(), mb.linear.norm(), target});
+  const double reach = std::max(ma.pose.position.norm(), mb.pose.position.norm()) + size;
   opt.target_distance = static_cast<S>(target);
-  opt.tolerance = cast_tolerance<S>(tolerance);
+  opt.tolerance = cast_tolerance<S>(tolerance, size, reach);
   auto motion = [](const Motion& m) {
     return impact::Motion<S>{m.pose.cast<S>(), m.linear.cast<S>(), m.angular.cast<S>()};
   };
