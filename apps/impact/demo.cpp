@@ -153,11 +153,19 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
     std::snprintf(line, sizeof line, "  discrete test at t = 0: %s, at t = 1: %s  -> a discrete engine tunnels\n",
                   std::string(to_string(start.status)).c_str(), std::string(to_string(end.status)).c_str());
     out << line;
-    for (auto [name, method] : {std::pair{"gjk_raycast", CastMethod::gjk_raycast},
-                                std::pair{"conservative_advancement", CastMethod::conservative_advancement},
-                                std::pair{"mpr", CastMethod::mpr}}) {
+    struct Row {
+      const char* name;
+      CastMethod method;
+      bool closed_form;
+    };
+    for (const Row& row : {Row{"gjk_raycast (closed form)", CastMethod::gjk_raycast, true},
+                           Row{"gjk_raycast (GJK)", CastMethod::gjk_raycast, false},
+                           Row{"conservative_advancement", CastMethod::conservative_advancement, true},
+                           Row{"mpr", CastMethod::mpr, true}}) {
+      const char* name = row.name;
       ShapeCastOptions<double> opt;
-      opt.method = method;
+      opt.method = row.method;
+      opt.closed_form = row.closed_form;  // a ball against a box: a ray against the rounded box
       const auto h = shape_cast(bullet, pb, vel, wall, pw, still, opt);
       const double ns = ns_per_call(reps, [&] { sink = sink + shape_cast(bullet, pb, vel, wall, pw, still, opt).toi; });
       std::snprintf(line, sizeof line,
