@@ -1094,22 +1094,17 @@ constexpr int kCastCases = 10000;
 
 TEST(ShapeCast, SphereSphereClosedFormDouble) { cast_battery<double>({Kind::sphere, Kind::sphere, 2.0}, kCastCases); }
 TEST(ShapeCast, SphereSphereClosedFormFloat) { cast_battery<float>({Kind::sphere, Kind::sphere, 2.0}, kCastCases); }
-TEST(ShapeCast, SphereSphereGjkRayCastDouble) {
+/// The same battery with ShapeCastOptions::closed_form off: the GJK ray cast on ball pairs.
+template <class S>
+void gjk_cast_battery(const CastPair& p, int cases) {
   ClosedFormOff off;
-  cast_battery<double>({Kind::sphere, Kind::sphere, 2.0}, kCastCases);
+  cast_battery<S>(p, cases);
 }
-TEST(ShapeCast, SphereSphereGjkRayCastFloat) {
-  ClosedFormOff off;
-  cast_battery<float>({Kind::sphere, Kind::sphere, 2.0}, kCastCases);
-}
-TEST(ShapeCast, SphereBoxGjkRayCastDouble) {
-  ClosedFormOff off;
-  cast_battery<double>({Kind::sphere, Kind::box, 1.0}, kCastCases);
-}
-TEST(ShapeCast, SphereBoxGjkRayCastFloat) {
-  ClosedFormOff off;
-  cast_battery<float>({Kind::sphere, Kind::box, 1.0}, kCastCases);
-}
+
+TEST(ShapeCast, SphereSphereGjkRayCastDouble) { gjk_cast_battery<double>({Kind::sphere, Kind::sphere, 2.0}, kCastCases); }
+TEST(ShapeCast, SphereSphereGjkRayCastFloat) { gjk_cast_battery<float>({Kind::sphere, Kind::sphere, 2.0}, kCastCases); }
+TEST(ShapeCast, SphereBoxGjkRayCastDouble) { gjk_cast_battery<double>({Kind::sphere, Kind::box, 1.0}, kCastCases); }
+TEST(ShapeCast, SphereBoxGjkRayCastFloat) { gjk_cast_battery<float>({Kind::sphere, Kind::box, 1.0}, kCastCases); }
 TEST(ShapeCast, BoxBoxMovingSatDouble) { cast_battery<double>({Kind::box, Kind::box, 1.0}, kCastCases); }
 TEST(ShapeCast, BoxBoxMovingSatFloat) { cast_battery<float>({Kind::box, Kind::box, 1.0}, kCastCases); }
 TEST(ShapeCast, HullHullMovingSatDouble) { cast_battery<double>({Kind::hull, Kind::hull, 1.0}, kCastCases); }

@@ -19,6 +19,25 @@
 
 namespace impact::detail {
 
+/// One half-space's cut of the line interval [lo, hi]: den = n·r, dist = n·s − offset (> 0: s is
+/// outside). True when it raises lo (the line enters through this plane); an empty interval
+/// shows as lo > hi.
+template <class S>
+inline bool cut_half_space(S den, S dist, S& lo, S& hi) {
+  if (den < S(0)) {
+    const S t = -dist / den;
+    if (t > lo) {
+      lo = t;
+      return true;
+    }
+  } else if (den > S(0)) {
+    hi = std::min(hi, -dist / den);
+  } else if (dist > S(0)) {
+    hi = -std::numeric_limits<S>::infinity();  // parallel to the plane, outside it
+  }
+  return false;
+}
+
 /// The interval of the line s + t·r inside a convex shape, and the outward normal where it enters.
 template <class S>
 struct LineClip {
@@ -29,19 +48,7 @@ struct LineClip {
 
   /// Keeps the part of the line in the half-space n·x ≤ offset (n unit).
   void half_space(const Vec3<S>& n, S offset, const Vec3<S>& s, const Vec3<S>& r) {
-    const S dist = n.dot(s) - offset;
-    const S den = n.dot(r);
-    if (den < S(0)) {
-      const S t = -dist / den;
-      if (t > lo) {
-        lo = t;
-        normal = n;
-      }
-    } else if (den > S(0)) {
-      hi = std::min(hi, -dist / den);
-    } else if (dist > S(0)) {
-      empty = true;
-    }
+    if (cut_half_space(n.dot(r), n.dot(s) - offset, lo, hi)) normal = n;
   }
   /// Keeps [a, b] of the line, entering with normal n at a.
   void interval(S a, S b, const Vec3<S>& n) {
@@ -301,19 +308,7 @@ LineClip<S> clip_hull(const Hull<S>& hull, const Vec3<S>& s, const Vec3<S>& r) {
   const int n = static_cast<int>(hull.faces.size());
   const Plane<S>* f = hull.faces.data();
   for (int i = 0; i < n; ++i) {
-    const S den = f[i].normal.dot(r);
-    const S dist = f[i].normal.dot(s) - f[i].offset;  // > 0: s is outside this face
-    if (den < S(0)) {
-      const S t = -dist / den;
-      if (t > lo) {
-        lo = t;
-        face = i;
-      }
-    } else if (den > S(0)) {
-      hi = std::min(hi, -dist / den);
-    } else if (dist > S(0)) {
-      hi = -inf;  // parallel to the face, outside it
-    }
+    if (cut_half_space(f[i].normal.dot(r), f[i].normal.dot(s) - f[i].offset, lo, hi)) face = i;
     if (lo > hi) {
       c.empty = true;
       return c;
