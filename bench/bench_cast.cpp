@@ -65,7 +65,6 @@ V3 perpendicular(Rng& rng, const V3& u) {
   }
 }
 
-
 /// h(w) = max over the shape (at rotation q, origin at 0) of x·w: its extent along w.
 double world_support(const impact::Shape<double>& s, const impact::Quat<double>& q, const V3& w) {
   const V3 l = q.conjugate() * w;

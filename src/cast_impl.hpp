@@ -373,7 +373,6 @@ bool closed_form_ray(const detail::Core<S>& core, const Vec3<S>& s, const Vec3<S
     }
     return false;
   }
-  if (core.radius != S(0)) return false;
   if (const auto* b = std::get_if<Box<S>>(&v)) {
     clip = detail::clip_box<S>(b->half_extents, s, r);
     return true;
@@ -508,6 +507,7 @@ bool ball_cast(const Shape<S>& x, const Pose<S>& pose_x, const Vec3<S>& vel_x, c
   const Vec3<S> r = rt * (vel_x - vel_y);
   detail::LineClip<S> clip;
   if (!closed_form_ray<S>(cy, s, r, clip)) return false;
+  out = CastHit<S>{};  // iterations 0
   const bool miss = clip.none() || clip.hi < S(0) || clip.lo > S(1);
   if (miss || clip.lo * r.norm() <= opt.tolerance) {
     // A miss or a hit within the tolerance of t = 0: touching at the start (within the tolerance
@@ -518,20 +518,16 @@ bool ball_cast(const Shape<S>& x, const Pose<S>& pose_x, const Vec3<S>& vel_x, c
     detail::LineClip<S> near;
     if (!closed_form_ray<S>(grown, s, r, near)) return false;  // no closed form grown: GJK decides
     if (!near.none() && near.lo <= S(0) && near.hi >= S(0)) {
-      out = CastHit<S>{};
       out.status = Status::initially_overlapping;
       return true;
     }
   }
-  out = CastHit<S>{};
-  out.iterations = 0;
   if (miss) {
     out.status = Status::miss;
     return true;
   }
   if (clip.lo <= S(0)) {
     out.status = Status::initially_overlapping;
-    out.toi = S(0);
     return true;
   }
   out.status = Status::hit;

@@ -162,7 +162,6 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
                            Row{"gjk_raycast (GJK)", CastMethod::gjk_raycast, false},
                            Row{"conservative_advancement", CastMethod::conservative_advancement, true},
                            Row{"mpr", CastMethod::mpr, true}}) {
-      const char* name = row.name;
       ShapeCastOptions<double> opt;
       opt.method = row.method;
       opt.closed_form = row.closed_form;  // a ball against a box: a ray against the rounded box
@@ -170,7 +169,7 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
       const double ns = ns_per_call(reps, [&] { sink = sink + shape_cast(bullet, pb, vel, wall, pw, still, opt).toi; });
       std::snprintf(line, sizeof line,
                     "  %-25s %-4s toi %.9f  contact (%7.4f, %7.4f, %7.4f)  normal (%7.4f, %7.4f, %7.4f)  %2d it  %7.1f ns\n",
-                    name, std::string(to_string(h.status)).c_str(), h.toi, h.point_b.x(), h.point_b.y(), h.point_b.z(),
+                    row.name, std::string(to_string(h.status)).c_str(), h.toi, h.point_b.x(), h.point_b.y(), h.point_b.z(),
                     h.normal.x(), h.normal.y(), h.normal.z(), h.iterations, ns);
       out << line;
     }

@@ -77,7 +77,12 @@ void answer_ray(const Shape<double>& shape, const Pose<double>& pose, const Ray<
 /// distance travelled, the target; so a millimetre-sized scene keeps its own tolerance), and no
 /// finer than 64 ulps of the coordinates (a scene far from the origin).
 template <class S>
-S cast_tolerance(double tolerance, double size, double reach) {
+S cast_tolerance(double tolerance, const Shape<double>& a, const Vec3<double>& position_a, const Vec3<double>& velocity_a,
+                 const Shape<double>& b, const Vec3<double>& position_b, const Vec3<double>& velocity_b,
+                 double target) {
+  const double size =
+      std::max({bounding_radius(a), bounding_radius(b), velocity_a.norm(), velocity_b.norm(), target});
+  const double reach = std::max(position_a.norm(), position_b.norm()) + size;
   const double floor = std::max(double(Tolerances<S>::cast_tolerance) * 1e-2 * size,
                                 64.0 * double(std::numeric_limits<S>::epsilon()) * reach);
   return std::max(static_cast<S>(tolerance), static_cast<S>(floor));
@@ -104,9 +109,7 @@ void answer_cast(const Shape<double>& a, const Pose<double>& pa, const Vec3<doub
   ShapeCastOptions<S> opt;
   opt.method = method;
   opt.target_distance = static_cast<S>(target);
-  const double size = std::max({bounding_radius(a), bounding_radius(b), va.norm(), vb.norm(), target});
-  const double reach = std::max(pa.position.norm(), pb.position.norm()) + size;
-  opt.tolerance = cast_tolerance<S>(tolerance, size, reach);
+  opt.tolerance = cast_tolerance<S>(tolerance, a, pa.position, va, b, pb.position, vb, target);
   put_cast_answer(shape_cast<S>(as<S>(a), pa.cast<S>(), va.cast<S>(), as<S>(b), pb.cast<S>(), vb.cast<S>(), opt), out);
 }
 
@@ -115,10 +118,8 @@ void answer_toi(const Shape<double>& a, const Motion& ma, const Shape<double>& b
                 double target, double tolerance, ojson& out) {
   ToiOptions<S> opt;
   opt.method = method;
-  const double size = std::max({bounding_radius(a), bounding_radius(b), ma.linear.norm(), mb.linear.norm(), target});
-  const double reach = std::max(ma.pose.position.norm(), mb.pose.position.norm()) + size;
   opt.target_distance = static_cast<S>(target);
-  opt.tolerance = cast_tolerance<S>(tolerance, size, reach);
+  opt.tolerance = cast_tolerance<S>(tolerance, a, ma.pose.position, ma.linear, b, mb.pose.position, mb.linear, target);
   auto motion = [](const Motion& m) {
     return impact::Motion<S>{m.pose.cast<S>(), m.linear.cast<S>(), m.angular.cast<S>()};
   };

@@ -32,8 +32,9 @@ struct RayCastOptions {
   /// Warm start: a separating axis from an earlier miss of a similar ray (world frame; zero for
   /// none). Updated with the new separating axis on a miss when given.
   Vec3<S>* separating_axis = nullptr;
-  /// Closed forms for spheres, capsules, boxes, cylinders, cones and polyhedral hulls (exact up
-  /// to rounding, no iterations); false runs the GJK ray cast on every shape.
+  /// Closed forms for spheres, capsules, boxes, rounded boxes, cylinders, cones and polyhedral
+  /// hulls up to detail::kHullClipMaxFaces faces (exact up to rounding, no iterations); false
+  /// runs the GJK ray cast on every shape.
   bool closed_form = true;
 };
 

@@ -1,10 +1,11 @@
 // impact — detail/ray_closed_form.hpp: closed-form ray casts against the primitive shapes
-// (sphere, capsule, box, cylinder, cone) and polyhedral hulls (clipping by their face planes).
+// (sphere, capsule, box, rounded box, cylinder, cone) and polyhedral hulls (clipping by their
+// face planes).
 //
 // `ray_cast` uses these instead of the GJK ray cast where they apply (parry, Jolt and Bullet's
 // own ray tests do the same for primitives): they are exact up to rounding and cost a few dozen
-// flops. The GJK ray cast stays the general path (rounded shapes, Minkowski sums, degenerate
-// sizes) and `RayCastOptions::closed_form = false` forces it.
+// flops. The GJK ray cast stays the general path (other rounded shapes and Minkowski sums,
+// degenerate sizes, hulls of many faces) and `RayCastOptions::closed_form = false` forces it.
 //
 // Each shape is convex, so the line s + t·r meets it in one interval [lo, hi] (possibly empty or
 // unbounded). Everything is in the shape's local frame.
