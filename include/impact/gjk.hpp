@@ -48,6 +48,10 @@ struct GjkCache {
   Vec3<S> axis{S(0), S(0), S(0)};         ///< Last v = closest point of A − B, A's local frame.
   int hint_a = -1;                        ///< Warm-start vertex for a hull A (−1: none).
   int hint_b = -1;                        ///< Warm-start vertex for a hull B (−1: none).
+  /// Two cylinders (Newton's method, detail/projection_distance.hpp): B's last closest point in
+  /// B's local frame, where the next call starts. GJK's fields are then cold.
+  bool has_point_b = false;
+  Vec3<S> point_b{S(0), S(0), S(0)};
 };
 
 /// Result of a distance query.
@@ -150,9 +154,11 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
     // start: started along Newton's unconverged direction it was measured to stop early near
     // contact of flat faces (normals off by 1e-4).
     ProjectionDistance<S> pd;
+    const Vec3<S> start = cache && cache->has_point_b ? b_in_a.apply(cache->point_b) : Vec3<S>::Zero();
     const bool done = (!Boolean || radii == S(0)) &&
                       cylinder_distance(a, b, b_in_a, opt.relative_tolerance,
-                                        std::min(opt.max_iterations, kProjectionMaxSteps), Boolean, pd);
+                                        std::min(opt.max_iterations, kProjectionMaxSteps), Boolean, pd,
+                                        cache && cache->has_point_b ? &start : nullptr);
     newton_steps = pd.iterations;
     if (done) {
       GjkOutput<Boolean, S, A, B> out;
@@ -164,11 +170,16 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
       const S vv = pd.v.squaredNorm();
       out.status = pd.status == Status::intersecting || vv <= radii * radii ? Status::intersecting : Status::separated;
       if (cache) {
-        cache->count = 0;
-        cache->axis = pd.v;
+        // GJK's fields cold: a GJK run after this one (Newton gave up) starts as if uncached.
+        // Started along Newton's direction it was measured to stop early near contact of flat
+        // faces (normals off by 1e-3).
+        *cache = GjkCache<S>{};
+        cache->has_point_b = true;
+        cache->point_b = b_in_a.apply_inverse(pd.pb);
       }
       return out;
     }
+    if (cache) *cache = GjkCache<S>{};
   }
   const Mat3<S> rt = b_in_a.rotation.transpose();
   int hint_a = cache ? cache->hint_a : -1;

@@ -463,7 +463,8 @@ TYPED_TEST(GjkDistance, WarmStartGivesTheColdAnswerInFewerIterations) {
   const std::pair<Kind, Kind> pairs[] = {{Kind::hull, Kind::hull},        {Kind::box, Kind::box},
                                          {Kind::box, Kind::cylinder},     {Kind::cone, Kind::cylinder},
                                          {Kind::capsule, Kind::hull},     {Kind::triangle, Kind::cone},
-                                         {Kind::rounded_box, Kind::cone}, {Kind::segment, Kind::cylinder}};
+                                         {Kind::rounded_box, Kind::cone}, {Kind::segment, Kind::cylinder},
+                                         {Kind::cylinder, Kind::cylinder}};
   for (const auto& [ka, kb] : pairs) {
     SCOPED_TRACE(std::string(oracle::kind_name(ka)) + " vs " + oracle::kind_name(kb));
     scenes::Rng rng(scenes::seed_of(std::string("warm") + oracle::kind_name(ka) + oracle::kind_name(kb) + scenes::scalar_name<S>()));

@@ -35,14 +35,16 @@ inline constexpr int kProjectionMaxSteps = 12;
 template <class A, class B, class S>
 inline constexpr bool kProjectionPair = std::is_same_v<A, Cylinder<S>> && std::is_same_v<B, Cylinder<S>>;
 
-/// Closest point q of the solid cylinder c (local frame, axis z) to p, and the Jacobian J = ∂q/∂p
-/// (symmetric). Returns true when p is inside (q = p, J = I).
+/// Closest point q of the solid cylinder c (local frame, axis z) to p, the Jacobian J = ∂q/∂p
+/// (symmetric), and the outward unit normal at q where it is unique (q on the side or a cap;
+/// zero on a rim). Returns true when p is inside (q = p, J = I).
 template <class S>
-bool project_cylinder(const Cylinder<S>& c, const Vec3<S>& p, Vec3<S>& q, Mat3<S>& J) {
+bool project_cylinder(const Cylinder<S>& c, const Vec3<S>& p, Vec3<S>& q, Mat3<S>& J, Vec3<S>& normal) {
   const S rho2 = p.x() * p.x() + p.y() * p.y();
   const bool radial = rho2 > c.radius * c.radius;
   const bool axial = std::abs(p.z()) > c.half_height;
   J.setZero();
+  normal.setZero();
   if (radial) {
     const S rho = std::sqrt(rho2);
     const S k = c.radius / rho;
@@ -53,6 +55,7 @@ bool project_cylinder(const Cylinder<S>& c, const Vec3<S>& p, Vec3<S>& q, Mat3<S
     J(0, 0) = k * (S(1) - ex * ex);
     J(1, 1) = k * (S(1) - ey * ey);
     J(0, 1) = J(1, 0) = -k * ex * ey;
+    if (!axial) normal = Vec3<S>(ex, ey, S(0));
   } else {
     q.x() = p.x();
     q.y() = p.y();
@@ -60,6 +63,7 @@ bool project_cylinder(const Cylinder<S>& c, const Vec3<S>& p, Vec3<S>& q, Mat3<S
   }
   if (axial) {
     q.z() = p.z() > S(0) ? c.half_height : -c.half_height;
+    if (!radial) normal.z() = p.z() > S(0) ? S(1) : S(-1);
   } else {
     q.z() = p.z();
     J(2, 2) = S(1);
@@ -72,7 +76,9 @@ struct ProjectionDistance {
   Status status = Status::separated;
   Vec3<S> pa{S(0), S(0), S(0)};  ///< Closest point on A (A's frame).
   Vec3<S> pb{S(0), S(0), S(0)};  ///< Closest point on B (A's frame).
-  Vec3<S> v{S(0), S(0), S(0)};   ///< pa − pb (the CSO point nearest the origin), or the best found.
+  /// The CSO point nearest the origin: length ‖pa − pb‖, direction −(contact normal). When
+  /// the answer is not certified: the best pair found, with the normal of its features.
+  Vec3<S> v{S(0), S(0), S(0)};
   S lower = S(0);                ///< Proven lower bound of the distance (certificate).
   int iterations = 0;            ///< Newton steps taken.
 };
@@ -81,30 +87,36 @@ struct ProjectionDistance {
 /// True with `out` filled when certified (separated) or when a common point was found
 /// (intersecting); false when the caller must run GJK (out.v then holds the best direction).
 /// `boolean` answers the intersection test instead: separated as soon as −v is a separating
-/// axis (v·w > 0), with `lower` its separation.
+/// axis (v·w > 0), with `lower` its separation. `start` (optional, A's frame) is where the
+/// iteration begins, a point near B's closest point (a cast passes the last answer's, moved).
 template <class S>
 bool cylinder_distance(const Cylinder<S>& a, const Cylinder<S>& b, const Transform<S>& b_in_a, S rel, int max_steps,
-                       bool boolean, ProjectionDistance<S>& out) {
+                       bool boolean, ProjectionDistance<S>& out, const Vec3<S>* start = nullptr) {
   const Mat3<S>& R = b_in_a.rotation;
   const Vec3<S>& t = b_in_a.translation;
   const Mat3<S> Rt = R.transpose();
   const S scale = t.norm() + a.radius + a.half_height + b.radius + b.half_height;
   const S eps = std::numeric_limits<S>::epsilon();
-  const S floor = S(64) * eps * scale;  // rounding level of points and gaps at this scale
+  const S floor = S(64) * eps * scale;  // rounding level of gaps at this scale
+  const S noise = S(16) * eps * scale;  // rounding level of a Newton step
 
   // Start on B's axis, at the point nearest A's axis.
   Vec3<S> ca, x;
-  const Vec3<S> axis_b = b.half_height * R.col(2);
-  closest_segments<S>(Vec3<S>(S(0), S(0), -a.half_height), Vec3<S>(S(0), S(0), a.half_height), Vec3<S>(t - axis_b),
-                      Vec3<S>(t + axis_b), ca, x);
+  if (start) {
+    x = *start;
+  } else {
+    const Vec3<S> axis_b = b.half_height * R.col(2);
+    closest_segments<S>(Vec3<S>(S(0), S(0), -a.half_height), Vec3<S>(S(0), S(0), a.half_height), Vec3<S>(t - axis_b),
+                        Vec3<S>(t + axis_b), ca, x);
+  }
 
   S best = std::numeric_limits<S>::infinity();
   for (int it = 0; it < max_steps; ++it) {
     out.iterations = it + 1;
-    Vec3<S> xa, xbl;
+    Vec3<S> xa, xbl, na, nbl;
     Mat3<S> ja, jbl;
-    project_cylinder(a, x, xa, ja);
-    const bool inside_b = project_cylinder(b, Vec3<S>(Rt * (xa - t)), xbl, jbl);
+    project_cylinder(a, x, xa, ja, na);
+    const bool inside_b = project_cylinder(b, Vec3<S>(Rt * (xa - t)), xbl, jbl, nbl);
     if (inside_b) {  // xa is on A and inside B
       out.status = Status::intersecting;
       out.pa = out.pb = xa;
@@ -123,24 +135,47 @@ bool cylinder_distance(const Cylinder<S>& a, const Cylinder<S>& b, const Transfo
       out.lower = S(0);
       return true;
     }
+    // The contact normal u (A toward B) of this pair, from the features' own geometry where it
+    // is defined: the normal of a side or a cap at its point, or on two rims the common
+    // perpendicular of their tangents (the segment between the closest points of two circles
+    // is perpendicular to both). Each comes from one point's coordinates, accurate to rounding,
+    // where the direction of v, a difference of nearby points, is not: near contact of a flat
+    // feature a tilt of 1e-10 moves the support to the far edge of the cap.
+    const S len = std::sqrt(vv);
+    Vec3<S> u = -v / len;
+    if (na.squaredNorm() > S(0)) {
+      u = na;
+    } else if (nbl.squaredNorm() > S(0)) {
+      u = -(R * nbl);
+    } else {
+      const Vec3<S> c = Vec3<S>(-xa.y(), xa.x(), S(0)).cross(R * Vec3<S>(-xbl.y(), xbl.x(), S(0)));
+      const S cc = c.squaredNorm();
+      if (cc > S(1e-6) * xa.squaredNorm() * xbl.squaredNorm()) {
+        // Oriented out of A: into the cone of A's rim normals, which holds e + sign(z)·z.
+        const Vec3<S> out_a(xa.x() / a.radius, xa.y() / a.radius, xa.z() > S(0) ? S(1) : S(-1));
+        u = (c.dot(out_a) >= S(0) ? S(1) : S(-1)) / std::sqrt(cc) * c;
+      }
+    }
     if (vv < best) {
       best = vv;
-      out.v = v;
+      out.v = -len * u;
       out.pa = xa;
       out.pb = xb;
     }
     const Vec3<S> f = xb - x;
-    if (boolean || f.squaredNorm() <= rel * vv + floor * floor) {
-      // Certificate: the support of A − B along −v.
-      const Vec3<S> w = a.support(-v) - (R * b.support(Vec3<S>(Rt * v)) + t);
-      const S vw = v.dot(w);
-      const S len = std::sqrt(vv);
-      if (vw > S(0) && (boolean || vv - vw <= rel * vv + floor * len)) {
+    if (boolean || f.squaredNorm() <= S(1e-8) * rel * vv + noise * noise) {
+      // Certificate: the separation along u, from two support calls, a lower bound of the
+      // distance; ‖v‖ is an upper bound. It is tried only once the step f is 1e-8 of
+      // the relative tolerance (in length²): the gap is second order in the points' error, so
+      // it passes while they are still off along the surfaces by up to √rel·‖v‖ (measured: the
+      // direction between them 1e-6 rad from the normal); the step's own size is first order.
+      const S sep = u.dot(R * b.support(Vec3<S>(Rt * -u)) + t - a.support(u));
+      if (sep > S(0) && (boolean || len - sep <= rel * len + floor)) {
         out.status = Status::separated;
         out.pa = xa;
         out.pb = xb;
-        out.v = v;
-        out.lower = vw / len;
+        out.v = -len * u;
+        out.lower = sep;
         return true;
       }
     }
