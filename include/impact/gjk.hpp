@@ -150,9 +150,10 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
   if constexpr (kProjectionPair<A, B, S>) {
     // Two cylinders: Newton's method on the alternating projections, certified by the same
     // relative gap as the loop below, or for the boolean test by a separating axis or a common
-    // point (detail/projection_distance.hpp). GJK runs only where it gives up, from its usual
-    // start: started along Newton's unconverged direction it was measured to stop early near
-    // contact of flat faces (normals off by 1e-4).
+    // point (detail/projection_distance.hpp). GJK runs only where it gives up (0.5% of random
+    // pairs in double), from its usual start or its own cached simplex: started along Newton's
+    // unconverged direction it was measured to stop early near contact of flat faces (normals
+    // off by 1e-4).
     ProjectionDistance<S> pd;
     const Vec3<S> start = cache && cache->has_point_b ? b_in_a.apply(cache->point_b) : Vec3<S>::Zero();
     const bool done = (!Boolean || radii == S(0)) &&
@@ -179,7 +180,6 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
       }
       return out;
     }
-    if (cache) *cache = GjkCache<S>{};
   }
   const Mat3<S> rt = b_in_a.rotation.transpose();
   int hint_a = cache ? cache->hint_a : -1;
