@@ -151,15 +151,16 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
     // Two cylinders: Newton's method on the alternating projections, certified by the same
     // relative gap as the loop below, or for the boolean test by a separating axis or a common
     // point (detail/projection_distance.hpp). GJK runs only where it gives up (0.5% of random
-    // pairs in double), from its usual start or its own cached simplex: started along Newton's
-    // unconverged direction it was measured to stop early near contact of flat faces (normals
-    // off by 1e-4).
+    // pairs in double), from its usual start or its own cached simplex, never along Newton's
+    // direction: started there it was measured to stop early near contact of flat faces, with
+    // normals off by 1e-4 to 1e-3.
     ProjectionDistance<S> pd;
-    const Vec3<S> start = cache && cache->has_point_b ? b_in_a.apply(cache->point_b) : Vec3<S>::Zero();
+    const bool warm = cache && cache->has_point_b;
+    const Vec3<S> start = warm ? b_in_a.apply(cache->point_b) : Vec3<S>::Zero();
     const bool done = (!Boolean || radii == S(0)) &&
                       cylinder_distance(a, b, b_in_a, opt.relative_tolerance,
                                         std::min(opt.max_iterations, kProjectionMaxSteps), Boolean, pd,
-                                        cache && cache->has_point_b ? &start : nullptr);
+                                        warm ? &start : nullptr);
     newton_steps = pd.iterations;
     if (done) {
       GjkOutput<Boolean, S, A, B> out;
@@ -171,9 +172,7 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
       const S vv = pd.v.squaredNorm();
       out.status = pd.status == Status::intersecting || vv <= radii * radii ? Status::intersecting : Status::separated;
       if (cache) {
-        // GJK's fields cold: a GJK run after this one (Newton gave up) starts as if uncached.
-        // Started along Newton's direction it was measured to stop early near contact of flat
-        // faces (normals off by 1e-3).
+        // GJK's fields cold (see above): a later GJK run starts as if uncached.
         *cache = GjkCache<S>{};
         cache->has_point_b = true;
         cache->point_b = b_in_a.apply_inverse(pd.pb);

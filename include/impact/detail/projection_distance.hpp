@@ -79,8 +79,7 @@ struct ProjectionDistance {
   Status status = Status::separated;
   Vec3<S> pa{S(0), S(0), S(0)};  ///< Closest point on A (A's frame).
   Vec3<S> pb{S(0), S(0), S(0)};  ///< Closest point on B (A's frame).
-  /// The CSO point nearest the origin: length ‖pa − pb‖, direction −(contact normal). When
-  /// the answer is not certified: the best pair found, with the normal of its features.
+  /// The CSO point nearest the origin: length ‖pa − pb‖, direction −(contact normal).
   Vec3<S> v{S(0), S(0), S(0)};
   S lower = S(0);                ///< Proven lower bound of the distance (certificate).
   int iterations = 0;            ///< Newton steps taken.
@@ -88,7 +87,7 @@ struct ProjectionDistance {
 
 /// Distance between cylinders a and b (b placed by b_in_a) to GJK's relative tolerance `rel`.
 /// True with `out` filled when certified (separated) or when a common point was found
-/// (intersecting); false when the caller must run GJK (out.v then holds the best direction).
+/// (intersecting); false when the caller must run GJK (then only out.iterations is set).
 /// `boolean` answers the intersection test instead: separated as soon as the normal is a
 /// separating axis, with `lower` its separation. `start` (optional, A's frame) is where the
 /// iteration begins, a point near B's closest point (GjkCache keeps the last one).
@@ -113,7 +112,6 @@ bool cylinder_distance(const Cylinder<S>& a, const Cylinder<S>& b, const Transfo
                         Vec3<S>(t + axis_b), ca, x);
   }
 
-  S best = std::numeric_limits<S>::infinity();
   for (int it = 0; it < max_steps; ++it) {
     out.iterations = it + 1;
     Vec3<S> xa, xbl, na, nbl;
@@ -138,35 +136,29 @@ bool cylinder_distance(const Cylinder<S>& a, const Cylinder<S>& b, const Transfo
       out.lower = S(0);
       return true;
     }
-    // The contact normal u (A toward B) of this pair, from the features' own geometry where it
-    // is defined: the normal of a side or a cap at its point, or on two rims the common
-    // perpendicular of their tangents (the segment between the closest points of two circles
-    // is perpendicular to both). Each comes from one point's coordinates, accurate to rounding,
-    // where the direction of v, a difference of nearby points, is not: near contact of a flat
-    // feature a tilt of 1e-10 moves the support to the far edge of the cap.
-    const S len = std::sqrt(vv);
-    Vec3<S> u = -v / len;
-    if (na.squaredNorm() > S(0)) {
-      u = na;
-    } else if (nbl.squaredNorm() > S(0)) {
-      u = -(R * nbl);
-    } else {
-      const Vec3<S> c = Vec3<S>(-xa.y(), xa.x(), S(0)).cross(R * Vec3<S>(-xbl.y(), xbl.x(), S(0)));
-      const S cc = c.squaredNorm();
-      if (cc > S(1e-6) * xa.squaredNorm() * xbl.squaredNorm()) {
-        // Oriented out of A: into the cone of A's rim normals, which holds e + sign(z)·z.
-        const Vec3<S> out_a(xa.x() / a.radius, xa.y() / a.radius, xa.z() > S(0) ? S(1) : S(-1));
-        u = (c.dot(out_a) >= S(0) ? S(1) : S(-1)) / std::sqrt(cc) * c;
-      }
-    }
-    if (vv < best) {
-      best = vv;
-      out.v = -len * u;
-      out.pa = xa;
-      out.pb = xb;
-    }
     const Vec3<S> f = xb - x;
     if (boolean || f.squaredNorm() <= S(1e-8) * rel * vv + noise * noise) {
+      // The contact normal u (A toward B) of this pair, from the features' own geometry where it
+      // is defined: the normal of a side or a cap at its point, or on two rims the common
+      // perpendicular of their tangents (the segment between the closest points of two circles
+      // is perpendicular to both). Each comes from one point's coordinates, accurate to
+      // rounding, where the direction of v, a difference of nearby points, is not: near contact
+      // of a flat feature a tilt of 1e-10 moves the support to the far edge of the cap.
+      const S len = std::sqrt(vv);
+      Vec3<S> u = -v / len;
+      if (na.squaredNorm() > S(0)) {
+        u = na;
+      } else if (nbl.squaredNorm() > S(0)) {
+        u = -(R * nbl);
+      } else {
+        const Vec3<S> c = Vec3<S>(-xa.y(), xa.x(), S(0)).cross(R * Vec3<S>(-xbl.y(), xbl.x(), S(0)));
+        const S cc = c.squaredNorm();
+        if (cc > S(1e-6) * xa.squaredNorm() * xbl.squaredNorm()) {
+          // Oriented out of A: into the cone of A's rim normals, which holds e + sign(z)·z.
+          const Vec3<S> out_a(xa.x() / a.radius, xa.y() / a.radius, xa.z() > S(0) ? S(1) : S(-1));
+          u = (c.dot(out_a) >= S(0) ? S(1) : S(-1)) / std::sqrt(cc) * c;
+        }
+      }
       // Certificate: the separation along u, from two support calls, a lower bound of the
       // distance; ‖v‖ is an upper bound. It is tried only once the step f is 1e-8 of
       // the relative tolerance (in length²): the gap is second order in the points' error, so
