@@ -3,6 +3,7 @@
 // the two heavy halves compile in parallel): ray_cast and shape_cast on Shape variants (dispatch once, then templates).
 #include <impact/cast.hpp>
 
+#include <impact/detail/cylinder_cast.hpp>
 #include <impact/detail/mpr.hpp>
 #include <impact/detail/ray_cast_core.hpp>
 #include <impact/detail/ray_closed_form.hpp>
@@ -286,6 +287,38 @@ bool mpr_cast(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, const 
   return true;
 }
 
+/// Two cylinders by Newton's method on the CSO's support function (detail/cylinder_cast.hpp),
+/// in double whatever S. False (the GJK ray cast decides): no certificate, λ ≤ 0, or a hit
+/// within the tolerance of t = 0, whose initially_overlapping test is the GJK path's.
+template <class S>
+bool cylinder_newton_cast(const Cylinder<S>& ca, S ra, const Cylinder<S>& cb, S rb, const Transform<S>& ta,
+                          const Transform<S>& b_in_a, const Vec3<S>& d, const ShapeCastOptions<S>& opt,
+                          CastHit<S>& out) {
+  const detail::CastCylinder parts[2] = {
+      {Vec3<double>::Zero(), Vec3<double>::UnitZ(), double(ca.radius), double(ca.half_height)},
+      {-b_in_a.translation.template cast<double>(), b_in_a.rotation.col(2).template cast<double>(),
+       double(cb.radius), double(cb.half_height)}};
+  const Vec3<double> dd = d.template cast<double>();
+  const auto r = detail::cylinder_cast(parts, double(ra) + double(rb) + double(opt.target_distance), dd, 1.0,
+                                       double(opt.tolerance), std::min(opt.max_iterations, detail::kCylinderCastMaxSteps));
+  if (r.kind == detail::CylinderCastAnswer::Kind::miss) {
+    out.status = Status::miss;
+    out.iterations = r.iterations;
+    return true;
+  }
+  if (r.kind != detail::CylinderCastAnswer::Kind::hit || r.lambda * dd.norm() <= double(opt.tolerance)) return false;
+  S toi = S(r.lambda);
+  if (double(toi) > r.lambda) toi = std::nextafter(toi, S(0));  // never later than the bound
+  const Vec3<S> n = r.normal.template cast<S>();
+  out.status = Status::hit;
+  out.toi = toi;
+  out.iterations = r.iterations;
+  out.point_a = ta.apply(r.point_a.template cast<S>() + ra * n);
+  out.point_b = ta.apply((r.point_b + r.lambda * dd).template cast<S>() - rb * n);
+  out.normal = ta.rotation * n;
+  return true;
+}
+
 /// The cast of two cores by the chosen method (A's frame for the geometry, world for the answer).
 template <class S, class A, class B>
 CastHit<S> cast_cores(const A& ca, S ra, const B& cb, S rb, const Transform<S>& ta, const Transform<S>& b_in_a,
@@ -294,6 +327,10 @@ CastHit<S> cast_cores(const A& ca, S ra, const B& cb, S rb, const Transform<S>& 
   if (opt.method == CastMethod::mpr) {
     CastHit<S> m;
     if (mpr_cast<S>(ca, ra, cb, rb, ta, b_in_a, d, opt, m)) return m;
+  }
+  if constexpr (std::is_same_v<A, Cylinder<S>> && std::is_same_v<B, Cylinder<S>>) {
+    CastHit<S> h;
+    if (opt.closed_form && cylinder_newton_cast<S>(ca, ra, cb, rb, ta, b_in_a, d, opt, h)) return h;
   }
   // GJK ray cast on the CSO A − B(0) with the ray t·d from the origin: at time t the shapes
   // are within R = ra + rb + target iff t·d is within R of A − B(0).

@@ -1,0 +1,421 @@
+// impact — detail/cylinder_cast.hpp: the linear cast of two cylinders by Newton's method on the
+// support function of their configuration space obstacle, certified by a point of the obstacle.
+//
+// The cast is the ray t·d from the origin against C = A − B(0) grown by R (the cores' radii plus
+// the target distance). For every direction n with n·d < 0, the plane n·y = h_C(n) bounds C, and
+// the ray cannot reach C before λ(n) = h_C(n)/(n·d): every n gives a proven lower bound of the
+// time of impact, and the time of impact is the largest of them. With n = e + U·w (e = −d/|d|, U
+// an orthonormal basis of d's normal plane) the problem is to minimise F(w) = h_C(e + U·w), a
+// convex function of two variables: its gradient is Uᵀ·s_C(n) (the support point) and its Hessian
+// Uᵀ·H·U, with H = Σ ρ/|P·n|·t·tᵀ over the two cylinders (t the rim's tangent at the support
+// point, P the projection off the axis) plus R·(I − n̂n̂ᵀ)/|n|. Both are closed forms.
+//
+// F has creases where a cylinder's support jumps from one rim to the other (n ⊥ axis: a side in
+// contact) and cone points where n lies along an axis (a cap in contact). So:
+//   - the cap normals (±axis of A or B) and the side–side normal (A's axis × B's axis) are tried
+//     first, each checked by its flat face (a disc, or a parallelogram of two side segments);
+//   - Newton's method runs from n = e, damped by halving, and stops at a crease it would cross:
+//     there it goes on along the crease (one variable) until the side's multiplier t (the height
+//     on the side that puts the support point on the ray) is known; inside [−η, η] that is the
+//     answer, outside the crease is released toward the side t points to.
+// An answer is kept only with a certificate: a point y of C ⊕ ball(R) (points of the two
+// cylinders) within `tol` of the ray point x = λ·d, so the shapes are within target + tol at λ,
+// while λ is a lower bound: never late. A lower bound past max_lambda proves a miss. Anything
+// else (a cone point approached by Newton, both creases at once away from the side–side normal,
+// no certificate within the step cap, λ ≤ 0) answers `unknown` and the caller runs the GJK ray
+// cast. Computed in double for both precisions.
+#pragma once
+
+#include <impact/math.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace impact::detail {
+
+/// A cylinder as a part of C = A − B in A's frame: A's part is its cylinder, B's the reflection
+/// −B (centre −c_B, same axis, radius and half height; the point of B is minus the part's point).
+struct CastCylinder {
+  Vec3<double> centre;  ///< Centre of the part (−c_B for B).
+  Vec3<double> axis;    ///< Unit axis.
+  double radius = 0;
+  double half_height = 0;
+};
+
+struct CylinderCastAnswer {
+  enum class Kind { unknown, hit, miss } kind = Kind::unknown;
+  double lambda = 0;                         ///< Hit: time of impact.
+  Vec3<double> normal = Vec3<double>::Zero();  ///< Hit: unit normal from A toward B.
+  Vec3<double> point_a = Vec3<double>::Zero();  ///< Hit: point of A's core (A's frame).
+  Vec3<double> point_b = Vec3<double>::Zero();  ///< Hit: point of B's core at time 0 (A's frame).
+  int iterations = 0;                        ///< Newton steps.
+};
+
+/// Newton steps (creases and releases included) before handing over to GJK.
+inline constexpr int kCylinderCastMaxSteps = 24;
+
+namespace cylinder_cast_detail {
+
+using V3 = Vec3<double>;
+using V2 = Eigen::Vector2d;
+
+/// One part's support at direction n (not unit): α = a·n, p = |P·n|, m = P·n/p, t = a × m.
+struct PartAt {
+  double alpha = 0, p = 0;
+  V3 m, t;
+};
+
+inline PartAt part_at(const CastCylinder& c, const V3& n) {
+  PartAt e;
+  e.alpha = c.axis.dot(n);
+  const V3 pn = n - e.alpha * c.axis;
+  e.p = std::sqrt(pn.squaredNorm());
+  if (e.p > 0) {
+    e.m = pn * (1 / e.p);
+  } else {  // n along the axis: any radial direction is a support direction
+    e.m = c.axis.unitOrthogonal();
+  }
+  e.t = c.axis.cross(e.m);
+  return e;
+}
+
+/// h_C(n) over the two parts plus R·|n|: the exact support value.
+inline double support_value(const CastCylinder* parts, const PartAt* at, const V3& n, double nn, double radius) {
+  double h = radius * nn;
+  for (int k = 0; k < 2; ++k)
+    h += parts[k].centre.dot(n) + parts[k].radius * at[k].p + parts[k].half_height * std::abs(at[k].alpha);
+  return h;
+}
+
+inline double sign_of(double x) { return x < 0 ? -1.0 : 1.0; }
+
+/// The point of the disc (centre q0, unit normal a, radius r) nearest z.
+inline V3 disc_point(const V3& q0, const V3& a, double r, const V3& z) {
+  V3 off = z - q0;
+  off -= a.dot(off) * a;
+  const double l = off.norm();
+  if (l > r) off *= r / l;
+  return q0 + off;
+}
+
+/// min over |ta| ≤ ea, |tb| ≤ eb of ‖z − ta·a − tb·b‖ (unit a, b): the nearest point of a
+/// parallelogram, interior or one of its four edges.
+inline void parallelogram_point(const V3& z, const V3& a, double ea, const V3& b, double eb, double& ta,
+                                double& tb) {
+  const double c = a.dot(b), za = z.dot(a), zb = z.dot(b);
+  const double det = 1 - c * c;
+  double best = std::numeric_limits<double>::infinity();
+  auto consider = [&](double x, double y) {
+    const double r = (z - x * a - y * b).squaredNorm();
+    if (r < best) {
+      best = r;
+      ta = x;
+      tb = y;
+    }
+  };
+  if (det > 1e-12) {
+    const double x = (za - c * zb) / det, y = (zb - c * za) / det;
+    if (std::abs(x) <= ea && std::abs(y) <= eb) {
+      ta = x;
+      tb = y;
+      return;
+    }
+  }
+  for (double sx : {-1.0, 1.0}) consider(sx * ea, std::clamp(zb - c * sx * ea, -eb, eb));
+  for (double sy : {-1.0, 1.0}) consider(std::clamp(za - c * sy * eb, -ea, ea), sy * eb);
+}
+
+}  // namespace cylinder_cast_detail
+
+/// The cast of the ray t·d, 0 ≤ t ≤ max_lambda, against parts[0] ⊕ parts[1] ⊕ ball(radius)
+/// (see the file comment). `tol`: the certificate's bound on the distance to C ⊕ ball(R) at the
+/// answer (length).
+inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double radius, const Vec3<double>& d,
+                                        double max_lambda, double tol, int max_steps = kCylinderCastMaxSteps) {
+  using namespace cylinder_cast_detail;
+  CylinderCastAnswer out;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const double dn = d.norm();
+  if (!(dn > 0) || !std::isfinite(dn)) return out;
+  for (const auto& c : world)
+    if (!(c.radius > 0) || !(c.half_height > 0)) return out;
+  // Work in a frame whose z axis is e = −d/|d|: there n = (w, 1), Uᵀ·v = (v.x, v.y), x = −λ·|d|·z.
+  Mat3<double> q;
+  q.row(2) = -d / dn;
+  q.row(0) = Vec3<double>(q.row(2)).unitOrthogonal();
+  q.row(1) = q.row(2).cross(q.row(0));
+  CastCylinder parts[2];
+  double size = radius;
+  for (int k = 0; k < 2; ++k) {
+    parts[k] = {q * world[k].centre, q * world[k].axis, world[k].radius, world[k].half_height};
+    size += world[k].centre.norm() + world[k].radius + world[k].half_height;
+  }
+  auto ray_point = [&](double lambda) { return V3(0, 0, -lambda * dn); };
+
+  // A hit at (n, λ) certified by the point y = part points + R·n̂ of C ⊕ ball(R).
+  auto accept = [&](const V3& n, double lambda, const V3& ya, const V3& yb, int steps) {
+    const V3 nh = n.normalized();
+    const V3 y = ya + yb + radius * nh;
+    if (!(lambda > 0) || !((ray_point(lambda) - y).norm() <= tol)) return false;
+    out.kind = CylinderCastAnswer::Kind::hit;
+    out.lambda = lambda;
+    out.normal = q.transpose() * nh;
+    out.point_a = q.transpose() * ya;
+    out.point_b = q.transpose() * -yb;
+    out.iterations = steps;
+    return true;
+  };
+  auto miss = [&](int steps) {
+    out.kind = CylinderCastAnswer::Kind::miss;
+    out.iterations = steps;
+    return out;
+  };
+
+  // Lower bounds at the flat contacts' normals: the caps (n = ±axis) and side against side.
+  PartAt at[2];
+  double cap_lambda[2] = {-inf, -inf};  // −∞: not tried (a cap facing across the ray)
+  PartAt cap_other[2];                  // the other part at cap k's normal
+  for (int k = 0; k < 2; ++k) {
+    const CastCylinder& c = parts[k];
+    if (std::abs(c.axis.z()) < 1e-3) continue;  // λ unbounded near there
+    const V3 n = sign_of(c.axis.z()) * c.axis;
+    const int j = 1 - k;
+    const PartAt& o = cap_other[k] = part_at(parts[j], n);
+    const double h0 = c.centre.dot(n) + c.half_height + parts[j].centre.dot(n) + parts[j].radius * o.p +
+                      parts[j].half_height * std::abs(o.alpha) + radius;
+    cap_lambda[k] = h0 / (-n.z() * dn);
+    if (cap_lambda[k] > max_lambda) return miss(0);
+  }
+  double side_lambda = -inf;
+  V3 cr = parts[0].axis.cross(parts[1].axis);
+  PartAt side_at[2];
+  if (const double l = cr.norm(); l > 1e-6) {
+    cr *= sign_of(cr.z()) / l;
+    if (cr.z() >= 1e-3) {
+      for (int j = 0; j < 2; ++j) side_at[j] = part_at(parts[j], cr);
+      side_lambda = support_value(parts, side_at, cr, 1, radius) / (-cr.z() * dn);
+      if (side_lambda > max_lambda) return miss(0);
+    }
+  }
+  // Newton's method on F(w) = h_C(w, 1), along the creases it meets (an active set). The crease
+  // of part k is c_k·w = −a_k.z with c_k = (a_k.x, a_k.y).
+  V2 c[2];
+  for (int k = 0; k < 2; ++k) c[k] = parts[k].axis.head<2>();
+  V2 w = V2::Zero();
+  bool on[2] = {false, false};  // following the part's crease: its side is in contact
+  double forced[2] = {0, 0};    // rim chosen on release while n is still on the crease
+  bool converged = false, fresh = false;
+  const double step_tol = 1e-7;
+  double h = 0;
+  auto evaluate = [&](const V3& n, PartAt* a) {
+    for (int k = 0; k < 2; ++k) a[k] = part_at(parts[k], n);
+    return support_value(parts, a, n, n.norm(), radius);
+  };
+  // Newton heading into a cap's cone point: the iterates crowd the point while F's minimum may
+  // lie past it. Jump to the point (n along the axis) and leave it along a descent direction:
+  // the subgradients there are g_r + ρ·(v.x, v.y) over the disc of v ⊥ a, |v| ≤ 1 (g_r the
+  // gradient of everything but the cap's radial term); the disc's v nearest to cancelling g_r,
+  // pushed to the rim, gives the least steep ascent, and its negative a descent (checked).
+  int jumps = 0;
+  auto escape = [&](int k) -> bool {
+    const CastCylinder& ck = parts[k];
+    const V3 nt = ck.axis / ck.axis.z();
+    const double ht = -cap_lambda[k] * dn;  // F at the cone point
+    const int j = 1 - k;
+    const PartAt& o = cap_other[k];  // the other part there (scale-free)
+    PartAt a2[2];
+    const V3 sr = ck.centre + sign_of(ck.axis.z()) * ck.half_height * ck.axis + parts[j].centre +
+                  parts[j].radius * o.m + sign_of(o.alpha) * parts[j].half_height * parts[j].axis +
+                  (radius / nt.norm()) * nt;
+    const V2 gr = sr.head<2>();
+    const V3 b1 = ck.axis.unitOrthogonal(), b2 = ck.axis.cross(b1);
+    Eigen::Matrix2d m;
+    m << b1.x(), b2.x(), b1.y(), b2.y();
+    const double det = m.determinant();
+    if (!(std::abs(det) > 1e-12)) return false;
+    // With y = Mᵀ·δ the slope of F along δ is ρ·(|y| − v·y), v = −M⁻¹·g_r/ρ: negative for y
+    // along v exactly when |v| > 1.
+    const V2 v = -(m.inverse() * gr) / ck.radius;
+    if (!(v.norm() > 1)) return false;  // the cone point is the minimum: the cap test decides
+    V2 dir = m.transpose().inverse() * v;
+    if (!(gr.dot(dir) + ck.radius * (m.transpose() * dir).norm() < 0) || !(dir.norm() > 0)) return false;
+    dir.normalize();
+    double tau = 0.05 * (1 + nt.head<2>().norm());
+    for (int halvings = 0; halvings < 16; ++halvings, tau *= 0.5) {
+      const V2 w2 = nt.head<2>() + tau * dir;
+      if (evaluate(V3(w2.x(), w2.y(), 1), a2) < ht) {
+        w = w2;
+        on[0] = on[1] = false;
+        forced[0] = forced[1] = 0;
+        return true;
+      }
+    }
+    return false;
+  };
+  // Start. The time of impact is the largest lower bound, so only the largest can be certified:
+  // a flat contact is checked only when its bound beats n = e's, and Newton starts from there
+  // otherwise (next to the cap's cone point, or on both creases).
+  h = evaluate(V3(0, 0, 1), at);
+  fresh = true;
+  if (-h / dn > max_lambda) return miss(0);
+  const int best_cap = cap_lambda[0] >= cap_lambda[1] ? 0 : 1;
+  if (side_lambda > std::max(cap_lambda[best_cap], -h / dn)) {
+    const double lambda = side_lambda;
+    const V3 mid0 = parts[0].centre + parts[0].radius * side_at[0].m;
+    const V3 mid1 = parts[1].centre + parts[1].radius * side_at[1].m;
+    double t0 = 0, t1 = 0;
+    parallelogram_point(ray_point(lambda) - mid0 - mid1 - radius * cr, parts[0].axis, parts[0].half_height,
+                        parts[1].axis, parts[1].half_height, t0, t1);
+    if (accept(cr, lambda, mid0 + t0 * parts[0].axis, mid1 + t1 * parts[1].axis, 0)) return out;
+    w = cr.head<2>() / cr.z();
+    on[0] = on[1] = true;
+    fresh = false;
+  } else if (cap_lambda[best_cap] > -h / dn) {
+    const int k = best_cap, j = 1 - k;
+    const CastCylinder& c = parts[k];
+    const double lambda = cap_lambda[k];
+    const V3 n = sign_of(c.axis.z()) * c.axis;
+    const PartAt& o = cap_other[k];
+    const V3 yj = parts[j].centre + parts[j].radius * o.m + sign_of(o.alpha) * parts[j].half_height * parts[j].axis;
+    const V3 yk = disc_point(c.centre + c.half_height * n, c.axis, c.radius, ray_point(lambda) - yj - radius * n);
+    if (accept(n, lambda, k == 0 ? yk : yj, k == 0 ? yj : yk, 0)) return out;
+    ++jumps;
+    if (!escape(k)) return out;
+    fresh = false;
+  }
+  for (int steps = 0;; ++steps) {
+    const V3 n(w.x(), w.y(), 1);
+    const double nn = n.norm();
+    if (!fresh) h = evaluate(n, at);  // else the damping's trial point was this one
+    fresh = false;
+    for (int k = 0; k < 2; ++k)
+      if (!(at[k].p > 1e-9 * nn)) return out;  // a cap's cone point: the cap test above decides
+    const double lambda = -h / dn;
+    if (lambda > max_lambda) return miss(steps);
+    if (!std::isfinite(lambda)) return out;
+    // Support point (the heights on followed sides left out).
+    V3 yp[2];
+    double sigma[2];
+    for (int k = 0; k < 2; ++k) {
+      sigma[k] = on[k] ? 0.0
+                 : (std::abs(at[k].alpha) > 1e-12 * nn || forced[k] == 0) ? sign_of(at[k].alpha)
+                                                                          : forced[k];
+      yp[k] = parts[k].centre + parts[k].radius * at[k].m + sigma[k] * parts[k].half_height * parts[k].axis;
+    }
+    const V3 s = yp[0] + yp[1] + (radius / nn) * n;
+    const V2 g = s.head<2>();
+
+    if (on[0] && on[1]) {
+      // The side–side normal: heights t with g + t0·c0 + t1·c1 = 0 say which crease to keep.
+      const double det = c[0].x() * c[1].y() - c[0].y() * c[1].x();
+      if (!(std::abs(det) > 1e-12 * c[0].norm() * c[1].norm())) return out;
+      const double t0 = (-g.x() * c[1].y() + g.y() * c[1].x()) / det;
+      const double t1 = (-c[0].x() * g.y() + c[0].y() * g.x()) / det;
+      const bool in0 = std::abs(t0) <= parts[0].half_height, in1 = std::abs(t1) <= parts[1].half_height;
+      if (in0 && in1) {
+        accept(n, lambda, yp[0] + t0 * parts[0].axis, yp[1] + t1 * parts[1].axis, steps);
+        return out;
+      }
+      if (!in0) on[0] = false, forced[0] = sign_of(t0);
+      if (!in1) on[1] = false, forced[1] = sign_of(t1);
+      fresh = true;
+      continue;
+    }
+    const int side = on[0] ? 0 : on[1] ? 1 : -1;
+    if (converged) {
+      if (side < 0) {
+        accept(n, lambda, yp[0], yp[1], steps);
+        return out;
+      }
+      // The side's height t balancing the gradient across the crease: g + t·c = 0.
+      const double t = -g.dot(c[side]) / c[side].squaredNorm();
+      if (std::abs(t) <= parts[side].half_height) {
+        yp[side] += t * parts[side].axis;
+        accept(n, lambda, yp[0], yp[1], steps);
+        return out;
+      }
+      forced[side] = sign_of(t);  // the optimum lies off the crease, on t's rim
+      on[side] = false;
+      converged = false;
+      fresh = true;
+      continue;
+    }
+    if (steps >= max_steps) return out;
+
+    // Hessian in w: Σ ρ/p·(t.xy)(t.xy)ᵀ + R/|n|·(I − (w/|n|)(w/|n|)ᵀ).
+    const V2 wn = w / nn;
+    Eigen::Matrix2d gm = (radius / nn) * (Eigen::Matrix2d::Identity() - wn * wn.transpose());
+    for (int k = 0; k < 2; ++k) {
+      const V2 t = at[k].t.head<2>();
+      gm += (parts[k].radius / at[k].p) * t * t.transpose();
+    }
+    V2 delta;
+    if (side < 0) {
+      const double ridge = 1e-12 * gm.trace() + 1e-300;
+      const double a = gm(0, 0) + ridge, b = gm(0, 1), dd = gm(1, 1) + ridge;
+      const double det = a * dd - b * b;
+      if (!(det > 0)) return out;
+      delta = V2(-(dd * g.x() - b * g.y()) / det, -(a * g.y() - b * g.x()) / det);
+    } else {
+      const V2 dir = V2(-c[side].y(), c[side].x()).normalized();
+      const double curv = dir.dot(gm * dir);
+      if (!(curv > 1e-300)) return out;
+      delta = -(dir.dot(g) / curv) * dir;
+    }
+    // The step ends at the first crease it would cross.
+    int crease = -1;
+    for (int k = 0; k < 2; ++k) {
+      if (on[k]) continue;
+      const double da = c[k].dot(delta);
+      const double a0 = at[k].alpha;
+      const double s0 = std::abs(a0) > 1e-12 * nn ? sign_of(a0) : sigma[k];
+      if (da != 0 && s0 * (a0 + da) < 0) {
+        delta *= std::clamp(-a0 / da, 0.0, 1.0);
+        crease = k;
+      }
+    }
+    // Damped: halve while F grows. F is convex and smooth up to the crease, so the Newton
+    // direction descends; a step that does not descend at all means the model is wrong here
+    // (near a cap's cone point): GJK decides.
+    PartAt trial[2];
+    for (int halvings = 0;; ++halvings) {
+      const double h2 = evaluate(V3(w.x() + delta.x(), w.y() + delta.y(), 1), trial);
+      if (h2 <= h + 1e-13 * (std::abs(h) + size)) {
+        h = h2;
+        break;
+      }
+      if (halvings == 12) return out;
+      delta *= 0.5;
+      crease = -1;
+    }
+    for (int k = 0; k < 2 && jumps < 2; ++k) {
+      if (trial[k].p < 0.5 * at[k].p && cap_lambda[k] >= -h / dn) {
+        ++jumps;
+        if (!escape(k)) return out;
+        crease = -2;
+        break;
+      }
+    }
+    if (crease == -2) continue;
+    w += delta;
+    if (crease >= 0) {
+      on[crease] = true;
+      forced[crease] = 0;
+      w -= ((parts[crease].axis.z() + c[crease].dot(w)) / c[crease].squaredNorm()) * c[crease];
+      if (side >= 0) {  // onto both creases: their intersection
+        const double det = c[0].x() * c[1].y() - c[0].y() * c[1].x();
+        if (!(std::abs(det) > 1e-12 * c[0].norm() * c[1].norm())) return out;
+        const V2 r(-parts[0].axis.z(), -parts[1].axis.z());
+        w = V2(r.x() * c[1].y() - r.y() * c[0].y(), c[0].x() * r.y() - c[1].x() * r.x()) / det;
+      }
+      continue;
+    }
+    at[0] = trial[0];
+    at[1] = trial[1];
+    fresh = true;
+    converged = delta.norm() <= step_tol * (1 + w.norm());
+  }
+}
+
+}  // namespace impact::detail
