@@ -288,34 +288,40 @@ bool mpr_cast(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, const 
 }
 
 /// Two cylinders by Newton's method on the CSO's support function (detail/cylinder_cast.hpp),
-/// in double whatever S. False (the GJK ray cast decides): no certificate, λ ≤ 0, or a hit
-/// within the tolerance of t = 0, whose initially_overlapping test is the GJK path's.
+/// in double whatever S, in the world's axes about A's centre (no transforms: only the axes,
+/// z columns of the rotations). False (the GJK ray cast decides): no certificate, λ ≤ 0, or a
+/// hit within the tolerance of t = 0, whose initially_overlapping test is the GJK path's.
 template <class S>
-bool cylinder_newton_cast(const Cylinder<S>& ca, S ra, const Cylinder<S>& cb, S rb, const Transform<S>& ta,
-                          const Transform<S>& b_in_a, const Vec3<S>& d, const ShapeCastOptions<S>& opt,
-                          CastHit<S>& out) {
+bool cylinder_pair_cast(const Cylinder<S>& ca, const Pose<S>& pose_a, const Vec3<S>& velocity_a,
+                        const Cylinder<S>& cb, const Pose<S>& pose_b, const Vec3<S>& velocity_b,
+                        const ShapeCastOptions<S>& opt, CastHit<S>& out) {
+  auto axis = [](const Quat<S>& q) {  // rotation · (0, 0, 1), as Eigen's rotation matrix forms it
+    const double w = q.w(), x = q.x(), y = q.y(), z = q.z();
+    return Vec3<double>(2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y));
+  };
+  const Vec3<double> origin = pose_a.position.template cast<double>();
   const detail::CastCylinder parts[2] = {
-      {Vec3<double>::Zero(), Vec3<double>::UnitZ(), double(ca.radius), double(ca.half_height)},
-      {-b_in_a.translation.template cast<double>(), b_in_a.rotation.col(2).template cast<double>(),
-       double(cb.radius), double(cb.half_height)}};
-  const Vec3<double> dd = d.template cast<double>();
-  const auto r = detail::cylinder_cast(parts, double(ra) + double(rb) + double(opt.target_distance), dd, 1.0,
-                                       double(opt.tolerance), std::min(opt.max_iterations, detail::kCylinderCastMaxSteps));
+      {Vec3<double>::Zero(), axis(pose_a.rotation), double(ca.radius), double(ca.half_height)},
+      {origin - pose_b.position.template cast<double>(), axis(pose_b.rotation), double(cb.radius),
+       double(cb.half_height)}};
+  const Vec3<double> d = velocity_b.template cast<double>() - velocity_a.template cast<double>();
+  const auto r = detail::cylinder_cast(parts, double(opt.target_distance), d, 1.0, double(opt.tolerance),
+                                       std::min(opt.max_iterations, detail::kCylinderCastMaxSteps));
   if (r.kind == detail::CylinderCastAnswer::Kind::miss) {
     out.status = Status::miss;
     out.iterations = r.iterations;
     return true;
   }
-  if (r.kind != detail::CylinderCastAnswer::Kind::hit || r.lambda * dd.norm() <= double(opt.tolerance)) return false;
+  if (r.kind != detail::CylinderCastAnswer::Kind::hit || r.lambda * d.norm() <= double(opt.tolerance)) return false;
   S toi = S(r.lambda);
   if (double(toi) > r.lambda) toi = std::nextafter(toi, S(0));  // never later than the bound
-  const Vec3<S> n = r.normal.template cast<S>();
+  const Vec3<double> moved = origin + r.lambda * velocity_a.template cast<double>();
   out.status = Status::hit;
   out.toi = toi;
   out.iterations = r.iterations;
-  out.point_a = ta.apply(r.point_a.template cast<S>() + ra * n);
-  out.point_b = ta.apply((r.point_b + r.lambda * dd).template cast<S>() - rb * n);
-  out.normal = ta.rotation * n;
+  out.point_a = (moved + r.point_a).template cast<S>();
+  out.point_b = (moved + r.point_b + r.lambda * d).template cast<S>();
+  out.normal = r.normal.template cast<S>();
   return true;
 }
 
@@ -327,10 +333,6 @@ CastHit<S> cast_cores(const A& ca, S ra, const B& cb, S rb, const Transform<S>& 
   if (opt.method == CastMethod::mpr) {
     CastHit<S> m;
     if (mpr_cast<S>(ca, ra, cb, rb, ta, b_in_a, d, opt, m)) return m;
-  }
-  if constexpr (std::is_same_v<A, Cylinder<S>> && std::is_same_v<B, Cylinder<S>>) {
-    CastHit<S> h;
-    if (opt.closed_form && cylinder_newton_cast<S>(ca, ra, cb, rb, ta, b_in_a, d, opt, h)) return h;
   }
   // GJK ray cast on the CSO A − B(0) with the ray t·d from the origin: at time t the shapes
   // are within R = ra + rb + target iff t·d is within R of A − B(0).
@@ -595,10 +597,14 @@ CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& v
     else out.error = check_scalar(opt.tolerance, "tolerance", true);
     return out;
   }
-  if (opt.closed_form && opt.method == CastMethod::gjk_raycast &&
-      (ball_cast<S>(a, pose_a, velocity_a, b, pose_b, velocity_b, opt, true, out) ||
-       ball_cast<S>(b, pose_b, velocity_b, a, pose_a, velocity_a, opt, false, out)))
-    return out;
+  if (opt.closed_form && opt.method == CastMethod::gjk_raycast) {
+    if (ball_cast<S>(a, pose_a, velocity_a, b, pose_b, velocity_b, opt, true, out) ||
+        ball_cast<S>(b, pose_b, velocity_b, a, pose_a, velocity_a, opt, false, out))
+      return out;
+    const auto* ca = std::get_if<Cylinder<S>>(&a.variant());
+    const auto* cb = std::get_if<Cylinder<S>>(&b.variant());
+    if (ca && cb && cylinder_pair_cast<S>(*ca, pose_a, velocity_a, *cb, pose_b, velocity_b, opt, out)) return out;
+  }
   const Transform<S> ta(pose_a), tb(pose_b);
   const Transform<S> b_in_a = ta.relative(tb);
   // In A's frame, B moves by t·d relative to A.

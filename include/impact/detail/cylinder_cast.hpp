@@ -60,29 +60,28 @@ namespace cylinder_cast_detail {
 using V3 = Vec3<double>;
 using V2 = Eigen::Vector2d;
 
-/// One part's support at direction n (not unit): α = a·n, p = |P·n|, m = P·n/p, t = a × m.
+/// One part's support at direction n (not unit): α = a·n, P·n = n − α·a and p = |P·n|. The
+/// rim point's radial direction m = P·n/p and the rim's tangent a × m are formed only where
+/// needed (a trial point of the line search needs only the support value).
 struct PartAt {
   double alpha = 0, p = 0;
-  V3 m, t;
+  V3 pn;
+  [[nodiscard]] V3 m(const CastCylinder& c) const {
+    return p > 0 ? V3(pn * (1 / p)) : V3(c.axis.unitOrthogonal());  // along the axis: any radial direction
+  }
 };
 
 inline PartAt part_at(const CastCylinder& c, const V3& n) {
   PartAt e;
   e.alpha = c.axis.dot(n);
-  const V3 pn = n - e.alpha * c.axis;
-  e.p = std::sqrt(pn.squaredNorm());
-  if (e.p > 0) {
-    e.m = pn * (1 / e.p);
-  } else {  // n along the axis: any radial direction is a support direction
-    e.m = c.axis.unitOrthogonal();
-  }
-  e.t = c.axis.cross(e.m);
+  e.pn = n - e.alpha * c.axis;
+  e.p = std::sqrt(e.pn.squaredNorm());
   return e;
 }
 
 /// h_C(n) over the two parts plus R·|n|: the exact support value.
-inline double support_value(const CastCylinder* parts, const PartAt* at, const V3& n, double nn, double radius) {
-  double h = radius * nn;
+inline double support_value(const CastCylinder* parts, const PartAt* at, const V3& n, double radius) {
+  double h = radius > 0 ? radius * n.norm() : 0.0;
   for (int k = 0; k < 2; ++k)
     h += parts[k].centre.dot(n) + parts[k].radius * at[k].p + parts[k].half_height * std::abs(at[k].alpha);
   return h;
@@ -194,7 +193,7 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
     cr *= sign_of(cr.z()) / l;
     if (cr.z() >= 1e-3) {
       for (int j = 0; j < 2; ++j) side_at[j] = part_at(parts[j], cr);
-      side_lambda = support_value(parts, side_at, cr, 1, radius) / (-cr.z() * dn);
+      side_lambda = support_value(parts, side_at, cr, radius) / (-cr.z() * dn);
       if (side_lambda > max_lambda) return miss(0);
     }
   }
@@ -205,12 +204,12 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
   V2 w = V2::Zero();
   bool on[2] = {false, false};  // following the part's crease: its side is in contact
   double forced[2] = {0, 0};    // rim chosen on release while n is still on the crease
-  bool converged = false, fresh = false;
+  bool fresh = false;
   const double step_tol = 1e-7;
   double h = 0;
   auto evaluate = [&](const V3& n, PartAt* a) {
     for (int k = 0; k < 2; ++k) a[k] = part_at(parts[k], n);
-    return support_value(parts, a, n, n.norm(), radius);
+    return support_value(parts, a, n, radius);
   };
   // Newton heading into a cap's cone point: the iterates crowd the point while F's minimum may
   // lie past it. Jump to the point (n along the axis) and leave it along a descent direction:
@@ -226,7 +225,7 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
     const PartAt& o = cap_other[k];  // the other part there (scale-free)
     PartAt a2[2];
     const V3 sr = ck.centre + sign_of(ck.axis.z()) * ck.half_height * ck.axis + parts[j].centre +
-                  parts[j].radius * o.m + sign_of(o.alpha) * parts[j].half_height * parts[j].axis +
+                  parts[j].radius * o.m(parts[j]) + sign_of(o.alpha) * parts[j].half_height * parts[j].axis +
                   (radius / nt.norm()) * nt;
     const V2 gr = sr.head<2>();
     const V3 b1 = ck.axis.unitOrthogonal(), b2 = ck.axis.cross(b1);
@@ -262,8 +261,8 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
   const int best_cap = cap_lambda[0] >= cap_lambda[1] ? 0 : 1;
   if (side_lambda > std::max(cap_lambda[best_cap], -h / dn)) {
     const double lambda = side_lambda;
-    const V3 mid0 = parts[0].centre + parts[0].radius * side_at[0].m;
-    const V3 mid1 = parts[1].centre + parts[1].radius * side_at[1].m;
+    const V3 mid0 = parts[0].centre + parts[0].radius * side_at[0].m(parts[0]);
+    const V3 mid1 = parts[1].centre + parts[1].radius * side_at[1].m(parts[1]);
     double t0 = 0, t1 = 0;
     parallelogram_point(ray_point(lambda) - mid0 - mid1 - radius * cr, parts[0].axis, parts[0].half_height,
                         parts[1].axis, parts[1].half_height, t0, t1);
@@ -277,7 +276,7 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
     const double lambda = cap_lambda[k];
     const V3 n = sign_of(c.axis.z()) * c.axis;
     const PartAt& o = cap_other[k];
-    const V3 yj = parts[j].centre + parts[j].radius * o.m + sign_of(o.alpha) * parts[j].half_height * parts[j].axis;
+    const V3 yj = parts[j].centre + parts[j].radius * o.m(parts[j]) + sign_of(o.alpha) * parts[j].half_height * parts[j].axis;
     const V3 yk = disc_point(c.centre + c.half_height * n, c.axis, c.radius, ray_point(lambda) - yj - radius * n);
     if (accept(n, lambda, k == 0 ? yk : yj, k == 0 ? yj : yk, 0)) return out;
     ++jumps;
@@ -295,13 +294,14 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
     if (lambda > max_lambda) return miss(steps);
     if (!std::isfinite(lambda)) return out;
     // Support point (the heights on followed sides left out).
-    V3 yp[2];
+    V3 yp[2], mk[2];
     double sigma[2];
     for (int k = 0; k < 2; ++k) {
+      mk[k] = at[k].pn * (1 / at[k].p);
       sigma[k] = on[k] ? 0.0
                  : (std::abs(at[k].alpha) > 1e-12 * nn || forced[k] == 0) ? sign_of(at[k].alpha)
                                                                           : forced[k];
-      yp[k] = parts[k].centre + parts[k].radius * at[k].m + sigma[k] * parts[k].half_height * parts[k].axis;
+      yp[k] = parts[k].centre + parts[k].radius * mk[k] + sigma[k] * parts[k].half_height * parts[k].axis;
     }
     const V3 s = yp[0] + yp[1] + (radius / nn) * n;
     const V2 g = s.head<2>();
@@ -323,31 +323,13 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
       continue;
     }
     const int side = on[0] ? 0 : on[1] ? 1 : -1;
-    if (converged) {
-      if (side < 0) {
-        accept(n, lambda, yp[0], yp[1], steps);
-        return out;
-      }
-      // The side's height t balancing the gradient across the crease: g + t·c = 0.
-      const double t = -g.dot(c[side]) / c[side].squaredNorm();
-      if (std::abs(t) <= parts[side].half_height) {
-        yp[side] += t * parts[side].axis;
-        accept(n, lambda, yp[0], yp[1], steps);
-        return out;
-      }
-      forced[side] = sign_of(t);  // the optimum lies off the crease, on t's rim
-      on[side] = false;
-      converged = false;
-      fresh = true;
-      continue;
-    }
     if (steps >= max_steps) return out;
 
     // Hessian in w: Σ ρ/p·(t.xy)(t.xy)ᵀ + R/|n|·(I − (w/|n|)(w/|n|)ᵀ).
     const V2 wn = w / nn;
     Eigen::Matrix2d gm = (radius / nn) * (Eigen::Matrix2d::Identity() - wn * wn.transpose());
     for (int k = 0; k < 2; ++k) {
-      const V2 t = at[k].t.head<2>();
+      const V2 t = parts[k].axis.cross(mk[k]).head<2>();
       gm += (parts[k].radius / at[k].p) * t * t.transpose();
     }
     V2 delta;
@@ -362,6 +344,25 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
       const double curv = dir.dot(gm * dir);
       if (!(curv > 1e-300)) return out;
       delta = -(dir.dot(g) / curv) * dir;
+    }
+    if (delta.norm() <= step_tol * (1 + w.norm())) {
+      // Converged: Newton's step estimates the error of n, within step_tol of the normal.
+      // Without a certificate yet (the gap is first order in that error), the step is taken.
+      if (side < 0) {
+        if (accept(n, lambda, yp[0], yp[1], steps)) return out;
+      } else {
+        // The side's height t balancing the gradient across the crease: g + t·c = 0.
+        const double t = -g.dot(c[side]) / c[side].squaredNorm();
+        if (std::abs(t) > parts[side].half_height) {
+          forced[side] = sign_of(t);  // the optimum lies off the crease, on t's rim
+          on[side] = false;
+          fresh = true;
+          continue;
+        }
+        if (accept(n, lambda, yp[0] + (side == 0 ? t : 0.0) * parts[0].axis,
+                   yp[1] + (side == 1 ? t : 0.0) * parts[1].axis, steps))
+          return out;
+      }
     }
     // The step ends at the first crease it would cross.
     int crease = -1;
@@ -414,7 +415,6 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
     at[0] = trial[0];
     at[1] = trial[1];
     fresh = true;
-    converged = delta.norm() <= step_tol * (1 + w.norm());
   }
 }
 
