@@ -71,7 +71,7 @@ struct PartAt {
   }
 };
 
-inline PartAt part_at(const CastCylinder& c, const V3& n) {
+[[gnu::always_inline]] inline PartAt part_at(const CastCylinder& c, const V3& n) {
   PartAt e;
   e.alpha = c.axis.dot(n);
   e.pn = n - e.alpha * c.axis;
@@ -80,7 +80,7 @@ inline PartAt part_at(const CastCylinder& c, const V3& n) {
 }
 
 /// h_C(n) over the two parts plus R·|n|: the exact support value.
-inline double support_value(const CastCylinder* parts, const PartAt* at, const V3& n, double radius) {
+[[gnu::always_inline]] inline double support_value(const CastCylinder* parts, const PartAt* at, const V3& n, double radius) {
   double h = radius > 0 ? radius * n.norm() : 0.0;
   for (int k = 0; k < 2; ++k)
     h += parts[k].centre.dot(n) + parts[k].radius * at[k].p + parts[k].half_height * std::abs(at[k].alpha);
@@ -140,15 +140,18 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
   for (const auto& c : world)
     if (!(c.radius > 0) || !(c.half_height > 0)) return out;
   // Work in a frame whose z axis is e = −d/|d|: there n = (w, 1), Uᵀ·v = (v.x, v.y), x = −λ·|d|·z.
+  // (The basis is Duff et al.'s branch-light orthonormal basis, 2017: no square root.)
+  const V3 e = -d / dn;
+  const double sg = std::copysign(1.0, e.z()), ba = -1 / (sg + e.z()), bb = e.x() * e.y() * ba;
   Mat3<double> q;
-  q.row(2) = -d / dn;
-  q.row(0) = Vec3<double>(q.row(2)).unitOrthogonal();
-  q.row(1) = q.row(2).cross(q.row(0));
+  q.row(0) = V3(1 + sg * e.x() * e.x() * ba, sg * bb, -sg * e.x());
+  q.row(1) = V3(bb, sg + e.y() * e.y() * ba, -e.y());
+  q.row(2) = e;
   CastCylinder parts[2];
-  double size = radius;
+  double size = radius;  // a scale for rounding (L1 norms: no square roots)
   for (int k = 0; k < 2; ++k) {
     parts[k] = {q * world[k].centre, q * world[k].axis, world[k].radius, world[k].half_height};
-    size += world[k].centre.norm() + world[k].radius + world[k].half_height;
+    size += world[k].centre.cwiseAbs().sum() + world[k].radius + world[k].half_height;
   }
   auto ray_point = [&](double lambda) { return V3(0, 0, -lambda * dn); };
 
@@ -205,10 +208,14 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
   bool on[2] = {false, false};  // following the part's crease: its side is in contact
   double forced[2] = {0, 0};    // rim chosen on release while n is still on the crease
   bool fresh = false;
+  int probe = -1;  // crease just reached, its far side and the step's direction
+  double probe_side = 0;
+  V2 probe_dir = V2::Zero();
   const double step_tol = 1e-7;
   double h = 0;
-  auto evaluate = [&](const V3& n, PartAt* a) {
-    for (int k = 0; k < 2; ++k) a[k] = part_at(parts[k], n);
+  auto evaluate = [&parts, radius](const V3& n, PartAt* a) __attribute__((always_inline)) {
+    a[0] = part_at(parts[0], n);
+    a[1] = part_at(parts[1], n);
     return support_value(parts, a, n, radius);
   };
   // Newton heading into a cap's cone point: the iterates crowd the point while F's minimum may
@@ -283,29 +290,44 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
     if (!escape(k)) return out;
     fresh = false;
   }
+  const double inv_dn = 1 / dn;
   for (int steps = 0;; ++steps) {
     const V3 n(w.x(), w.y(), 1);
-    const double nn = n.norm();
+    const double nn2 = 1 + w.squaredNorm();
     if (!fresh) h = evaluate(n, at);  // else the damping's trial point was this one
     fresh = false;
     for (int k = 0; k < 2; ++k)
-      if (!(at[k].p > 1e-9 * nn)) return out;  // a cap's cone point: the cap test above decides
-    const double lambda = -h / dn;
+      if (!(at[k].p * at[k].p > 1e-18 * nn2)) return out;  // a cap's cone point: the cap test decides
+    const double lambda = -h * inv_dn;
     if (lambda > max_lambda) return miss(steps);
     if (!std::isfinite(lambda)) return out;
     // Support point (the heights on followed sides left out).
     V3 yp[2], mk[2];
-    double sigma[2];
+    double sigma[2], inv_p[2];
     for (int k = 0; k < 2; ++k) {
-      mk[k] = at[k].pn * (1 / at[k].p);
+      inv_p[k] = 1 / at[k].p;
+      mk[k] = at[k].pn * inv_p[k];
       sigma[k] = on[k] ? 0.0
-                 : (std::abs(at[k].alpha) > 1e-12 * nn || forced[k] == 0) ? sign_of(at[k].alpha)
-                                                                          : forced[k];
+                 : (at[k].alpha * at[k].alpha > 1e-24 * nn2 || forced[k] == 0) ? sign_of(at[k].alpha)
+                                                                             : forced[k];
       yp[k] = parts[k].centre + parts[k].radius * mk[k] + sigma[k] * parts[k].half_height * parts[k].axis;
     }
+    const double nn = radius > 0 ? std::sqrt(nn2) : 1.0;  // |n| (only the ball's terms need it)
     const V3 s = yp[0] + yp[1] + (radius / nn) * n;
     const V2 g = s.head<2>();
 
+    if (probe >= 0) {
+      // Just onto a crease: when F still descends on its far side along the step, the side is
+      // not in contact there and the step goes on across it.
+      const int k = probe;
+      probe = -1;
+      if ((g + probe_side * parts[k].half_height * c[k]).dot(probe_dir) < 0) {
+        on[k] = false;
+        forced[k] = probe_side;
+        fresh = true;
+        continue;
+      }
+    }
     if (on[0] && on[1]) {
       // The side–side normal: heights t with g + t0·c0 + t1·c1 = 0 say which crease to keep.
       const double det = c[0].x() * c[1].y() - c[0].y() * c[1].x();
@@ -325,23 +347,33 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
     const int side = on[0] ? 0 : on[1] ? 1 : -1;
     if (steps >= max_steps) return out;
 
-    // Hessian in w: Σ ρ/p·(t.xy)(t.xy)ᵀ + R/|n|·(I − (w/|n|)(w/|n|)ᵀ).
-    const V2 wn = w / nn;
-    Eigen::Matrix2d gm = (radius / nn) * (Eigen::Matrix2d::Identity() - wn * wn.transpose());
+    // Hessian in w: Σ ρ/p·(t.xy)(t.xy)ᵀ + R/|n|·(I − (w/|n|)(w/|n|)ᵀ), t = a × m.
+    double h00 = 0, h01 = 0, h11 = 0;
+    if (radius > 0) {
+      const double r = radius / nn, r2 = r / nn2;
+      h00 = r - r2 * w.x() * w.x();
+      h01 = -r2 * w.x() * w.y();
+      h11 = r - r2 * w.y() * w.y();
+    }
     for (int k = 0; k < 2; ++k) {
-      const V2 t = parts[k].axis.cross(mk[k]).head<2>();
-      gm += (parts[k].radius / at[k].p) * t * t.transpose();
+      const V3& a = parts[k].axis;
+      const double tx = a.y() * mk[k].z() - a.z() * mk[k].y(), ty = a.z() * mk[k].x() - a.x() * mk[k].z();
+      const double f = parts[k].radius * inv_p[k];
+      h00 += f * tx * tx;
+      h01 += f * tx * ty;
+      h11 += f * ty * ty;
     }
     V2 delta;
     if (side < 0) {
-      const double ridge = 1e-12 * gm.trace() + 1e-300;
-      const double a = gm(0, 0) + ridge, b = gm(0, 1), dd = gm(1, 1) + ridge;
-      const double det = a * dd - b * b;
+      const double ridge = 1e-12 * (h00 + h11) + 1e-300;
+      const double a = h00 + ridge, dd = h11 + ridge;
+      const double det = a * dd - h01 * h01;
       if (!(det > 0)) return out;
-      delta = V2(-(dd * g.x() - b * g.y()) / det, -(a * g.y() - b * g.x()) / det);
+      const double inv = 1 / det;
+      delta = V2(-(dd * g.x() - h01 * g.y()) * inv, -(a * g.y() - h01 * g.x()) * inv);
     } else {
       const V2 dir = V2(-c[side].y(), c[side].x()).normalized();
-      const double curv = dir.dot(gm * dir);
+      const double curv = h00 * dir.x() * dir.x() + 2 * h01 * dir.x() * dir.y() + h11 * dir.y() * dir.y();
       if (!(curv > 1e-300)) return out;
       delta = -(dir.dot(g) / curv) * dir;
     }
@@ -370,7 +402,7 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
       if (on[k]) continue;
       const double da = c[k].dot(delta);
       const double a0 = at[k].alpha;
-      const double s0 = std::abs(a0) > 1e-12 * nn ? sign_of(a0) : sigma[k];
+      const double s0 = a0 * a0 > 1e-24 * nn2 ? sign_of(a0) : sigma[k];
       if (da != 0 && s0 * (a0 + da) < 0) {
         delta *= std::clamp(-a0 / da, 0.0, 1.0);
         crease = k;
@@ -403,6 +435,11 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
     if (crease >= 0) {
       on[crease] = true;
       forced[crease] = 0;
+      if (side < 0) {  // whether the crease stops the step is decided at the crease point
+        probe = crease;
+        probe_dir = delta.normalized();
+        probe_side = c[crease].dot(delta) > 0 ? 1.0 : -1.0;
+      }
       w -= ((parts[crease].axis.z() + c[crease].dot(w)) / c[crease].squaredNorm()) * c[crease];
       if (side >= 0) {  // onto both creases: their intersection
         const double det = c[0].x() * c[1].y() - c[0].y() * c[1].x();
