@@ -231,22 +231,42 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
     const int j = 1 - k;
     const PartAt& o = cap_other[k];  // the other part there (scale-free)
     PartAt a2[2];
+    // g_r without the other part's height term, which is a crease when its side faces n.
     const V3 sr = ck.centre + sign_of(ck.axis.z()) * ck.half_height * ck.axis + parts[j].centre +
-                  parts[j].radius * o.m(parts[j]) + sign_of(o.alpha) * parts[j].half_height * parts[j].axis +
-                  (radius / nt.norm()) * nt;
-    const V2 gr = sr.head<2>();
+                  parts[j].radius * o.m(parts[j]) + (radius / nt.norm()) * nt;
+    const V2 g0 = sr.head<2>(), cj = parts[j].half_height * c[j];
     const V3 b1 = ck.axis.unitOrthogonal(), b2 = ck.axis.cross(b1);
     Eigen::Matrix2d m;
     m << b1.x(), b2.x(), b1.y(), b2.y();
     const double det = m.determinant();
     if (!(std::abs(det) > 1e-12)) return false;
-    // With y = Mᵀ·δ the slope of F along δ is ρ·(|y| − v·y), v = −M⁻¹·g_r/ρ: negative for y
-    // along v exactly when |v| > 1.
-    const V2 v = -(m.inverse() * gr) / ck.radius;
-    if (!(v.norm() > 1)) return false;  // the cone point is the minimum: the cap test decides
-    V2 dir = m.transpose().inverse() * v;
-    if (!(gr.dot(dir) + ck.radius * (m.transpose() * dir).norm() < 0) || !(dir.norm() > 0)) return false;
-    dir.normalize();
+    const Eigen::Matrix2d mi = m.inverse(), mti = m.transpose().inverse();
+    // The slope of F along δ: g0·δ + η_j·|c_j·δ| + ρ·|Mᵀ·δ| (σ·η_j·c_j·δ off the crease). For
+    // a fixed side σ of the crease, with y = Mᵀ·δ it is ρ·(|y| − v·y), v = −M⁻¹·(g0 + σ·η_j·c_j)/ρ:
+    // negative for y along v when |v| > 1. Both sides are tried when n lies on the crease, and
+    // the crease itself.
+    const bool crease = std::abs(o.alpha) <= 1e-6;  // within the first trial steps of it
+    auto slope = [&](const V2& x) {
+      const double side = crease ? std::abs(cj.dot(x)) : sign_of(o.alpha) * cj.dot(x);
+      return g0.dot(x) + side + ck.radius * (m.transpose() * x).norm();
+    };
+    V2 dir = V2::Zero();
+    double best = 0;
+    auto consider = [&](V2 x) {
+      if (!(x.norm() > 0)) return;
+      x.normalize();
+      if (const double sl = slope(x); sl < best) best = sl, dir = x;
+    };
+    for (double sg : {-1.0, 1.0}) {
+      if (!crease && sg != sign_of(o.alpha)) continue;
+      const V2 v = -(mi * (g0 + sg * cj)) / ck.radius;
+      if (v.norm() > 1) consider(mti * v);
+    }
+    if (crease) {
+      consider(V2(-c[j].y(), c[j].x()));
+      consider(V2(c[j].y(), -c[j].x()));
+    }
+    if (!(best < 0)) return false;  // the cone point is the minimum: the cap test decides
     double tau = 0.05 * (1 + nt.head<2>().norm());
     for (int halvings = 0; halvings < 16; ++halvings, tau *= 0.5) {
       const V2 w2 = nt.head<2>() + tau * dir;
@@ -277,14 +297,55 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
     w = cr.head<2>() / cr.z();
     on[0] = on[1] = true;
     fresh = false;
-  } else if (cap_lambda[best_cap] > -h / dn) {
+  } else if (cap_lambda[best_cap] >= -h / dn - 1e-12 * (1 + std::abs(h / dn))) {  // (level: e is the cone point)
     const int k = best_cap, j = 1 - k;
     const CastCylinder& c = parts[k];
     const double lambda = cap_lambda[k];
     const V3 n = sign_of(c.axis.z()) * c.axis;
+    // The face of C there: the cap's disc plus the other part's face, a segment of its side (of
+    // which its rim point is an end) or, with parallel axes, its own cap's disc in a parallel
+    // plane. The points nearest the ray point (discs: in closed form; disc and segment: a few
+    // alternating steps, enough where the ray meets the face inside).
     const PartAt& o = cap_other[k];
-    const V3 yj = parts[j].centre + parts[j].radius * o.m(parts[j]) + sign_of(o.alpha) * parts[j].half_height * parts[j].axis;
-    const V3 yk = disc_point(c.centre + c.half_height * n, c.axis, c.radius, ray_point(lambda) - yj - radius * n);
+    const CastCylinder& cj = parts[j];
+    const V3 cap = c.centre + c.half_height * n;
+    const V3 z = ray_point(lambda) - radius * n;
+    V3 yk, yj;
+    if (!(o.p > 1e-9)) {
+      const V3 other = cj.centre + sign_of(o.alpha) * cj.half_height * cj.axis;
+      V3 off = z - cap - other;
+      off -= n.dot(off) * n;
+      const double l = off.norm(), both = c.radius + cj.radius;
+      if (l > both) off *= both / l;
+      yk = cap + (c.radius / both) * off;
+      yj = other + (cj.radius / both) * off;
+    } else {
+      // The height t on the segment: its ends, the height meeting the disc's plane, and the
+      // height nearest the disc's centre in that plane (one of them is exact where the ray
+      // meets the face inside).
+      const V3 mid = cj.centre + cj.radius * o.m(cj);
+      const V3 v0 = z - mid - cap, pa = cj.axis - cj.axis.dot(n) * n;
+      const double eta = cj.half_height, along = cj.axis.dot(n);
+      auto miss2 = [&](double t) {
+        const V3 v = v0 - t * cj.axis;
+        const double nu = v.dot(n), l = std::max(0.0, (v - nu * n).norm() - c.radius);
+        return nu * nu + l * l;
+      };
+      double t = sign_of(o.alpha) * eta;  // the rim point first: the common case
+      yj = mid + t * cj.axis;
+      yk = disc_point(cap, c.axis, c.radius, z - yj);
+      if (accept(n, lambda, k == 0 ? yk : yj, k == 0 ? yj : yk, 0)) return out;
+      double best = miss2(t);
+      auto consider = [&](double x) {
+        x = std::clamp(x, -eta, eta);
+        if (const double m = miss2(x); m < best) best = m, t = x;
+      };
+      consider(-t);
+      if (std::abs(along) > 1e-12) consider(v0.dot(n) / along);
+      if (const double pp = pa.squaredNorm(); pp > 1e-24) consider(v0.dot(pa) / pp);
+      yj = mid + t * cj.axis;
+      yk = disc_point(cap, c.axis, c.radius, z - yj);
+    }
     if (accept(n, lambda, k == 0 ? yk : yj, k == 0 ? yj : yk, 0)) return out;
     ++jumps;
     if (!escape(k)) return out;
