@@ -174,8 +174,16 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
     return out;
   };
 
-  // Lower bounds at the flat contacts' normals: the caps (n = ±axis) and side against side.
   PartAt at[2];
+  // A sweep passing beside C: the plane through the ray's line facing away from C's centre
+  // separates them when C's support value there is negative (a direction of F's horizon, n·d = 0).
+  if (const V3 side(-(parts[0].centre.x() + parts[1].centre.x()), -(parts[0].centre.y() + parts[1].centre.y()), 0);
+      side.squaredNorm() > 0) {
+    at[0] = part_at(parts[0], side);
+    at[1] = part_at(parts[1], side);
+    if (support_value(parts, at, side, radius) < 0) return miss(0);
+  }
+  // Lower bounds at the flat contacts' normals: the caps (n = ±axis) and side against side.
   double cap_lambda[2] = {-inf, -inf};  // −∞: not tried (a cap facing across the ray)
   PartAt cap_other[2];                  // the other part at cap k's normal
   for (int k = 0; k < 2; ++k) {
@@ -240,7 +248,7 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
     m << b1.x(), b2.x(), b1.y(), b2.y();
     const double det = m.determinant();
     if (!(std::abs(det) > 1e-12)) return false;
-    const Eigen::Matrix2d mi = m.inverse(), mti = m.transpose().inverse();
+    const Eigen::Matrix2d mi = m.inverse(), mti = mi.transpose();
     // The slope of F along δ: g0·δ + η_j·|c_j·δ| + ρ·|Mᵀ·δ| (σ·η_j·c_j·δ off the crease). For
     // a fixed side σ of the crease, with y = Mᵀ·δ it is ρ·(|y| − v·y), v = −M⁻¹·(g0 + σ·η_j·c_j)/ρ:
     // negative for y along v when |v| > 1. Both sides are tried when n lies on the crease, and
@@ -304,8 +312,8 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
     const V3 n = sign_of(c.axis.z()) * c.axis;
     // The face of C there: the cap's disc plus the other part's face, a segment of its side (of
     // which its rim point is an end) or, with parallel axes, its own cap's disc in a parallel
-    // plane. The points nearest the ray point (discs: in closed form; disc and segment: a few
-    // alternating steps, enough where the ray meets the face inside).
+    // plane. The points nearest the ray point: discs in closed form; a disc and a segment by
+    // trying the heights that are exact where the ray meets the face inside.
     const PartAt& o = cap_other[k];
     const CastCylinder& cj = parts[j];
     const V3 cap = c.centre + c.half_height * n;
@@ -334,19 +342,22 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
       double t = sign_of(o.alpha) * eta;  // the rim point first: the common case
       yj = mid + t * cj.axis;
       yk = disc_point(cap, c.axis, c.radius, z - yj);
-      if (accept(n, lambda, k == 0 ? yk : yj, k == 0 ? yj : yk, 0)) return out;
-      double best = miss2(t);
-      auto consider = [&](double x) {
-        x = std::clamp(x, -eta, eta);
-        if (const double m = miss2(x); m < best) best = m, t = x;
-      };
-      consider(-t);
-      if (std::abs(along) > 1e-12) consider(v0.dot(n) / along);
-      if (const double pp = pa.squaredNorm(); pp > 1e-24) consider(v0.dot(pa) / pp);
-      yj = mid + t * cj.axis;
-      yk = disc_point(cap, c.axis, c.radius, z - yj);
+      // The segment matters only with the side facing n (else the rim point is the face).
+      if (std::abs(o.alpha) <= 1e-6 && !accept(n, lambda, k == 0 ? yk : yj, k == 0 ? yj : yk, 0)) {
+        double best = miss2(t);
+        auto consider = [&](double x) {
+          x = std::clamp(x, -eta, eta);
+          if (const double m = miss2(x); m < best) best = m, t = x;
+        };
+        consider(-t);
+        if (std::abs(along) > 1e-12) consider(v0.dot(n) / along);
+        if (const double pp = pa.squaredNorm(); pp > 1e-24) consider(v0.dot(pa) / pp);
+        yj = mid + t * cj.axis;
+        yk = disc_point(cap, c.axis, c.radius, z - yj);
+      }
     }
-    if (accept(n, lambda, k == 0 ? yk : yj, k == 0 ? yj : yk, 0)) return out;
+    if (out.kind == CylinderCastAnswer::Kind::hit || accept(n, lambda, k == 0 ? yk : yj, k == 0 ? yj : yk, 0))
+      return out;
     ++jumps;
     if (!escape(k)) return out;
     fresh = false;
