@@ -176,12 +176,13 @@ inline CylinderCastAnswer cylinder_cast(const CastCylinder (&world)[2], double r
 
   PartAt at[2];
   // A sweep passing beside C: the plane through the ray's line facing away from C's centre
-  // separates them when C's support value there is negative (a direction of F's horizon, n·d = 0).
+  // separates them when C's support value there is below −tol (a direction of F's horizon,
+  // n·d = 0; within tol at t = 0 is the caller's initially_overlapping test).
   if (const V3 side(-(parts[0].centre.x() + parts[1].centre.x()), -(parts[0].centre.y() + parts[1].centre.y()), 0);
       side.squaredNorm() > 0) {
     at[0] = part_at(parts[0], side);
     at[1] = part_at(parts[1], side);
-    if (support_value(parts, at, side, radius) < 0) return miss(0);
+    if (support_value(parts, at, side, radius) < -tol * side.norm()) return miss(0);
   }
   // Lower bounds at the flat contacts' normals: the caps (n = ±axis) and side against side.
   double cap_lambda[2] = {-inf, -inf};  // −∞: not tried (a cap facing across the ray)
