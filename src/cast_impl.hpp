@@ -335,25 +335,32 @@ CastHit<S> cast_cores(const A& ca, S ra, const B& cb, S rb, const Transform<S>& 
     if (mpr_cast<S>(ca, ra, cb, rb, ta, b_in_a, d, opt, m)) return m;
   }
   // GJK ray cast on the CSO A − B(0) with the ray t·d from the origin: at time t the shapes
-  // are within R = ra + rb + target iff t·d is within R of A − B(0).
-  const Mat3<S> rt = b_in_a.rotation.transpose();
+  // are within R = ra + rb + target iff t·d is within R of A − B(0). The loop runs in double
+  // for float shapes too: in float, rounding stalled it short of the tolerance on a few sweeps
+  // in 10,000 (its progress guards then reported hits that come no closer than 3e-4). The
+  // support mappings stay in S.
+  using C = double;
+  const Mat3<C> rt = b_in_a.rotation.transpose().template cast<C>();
+  const Transform<C> bia(b_in_a.rotation.template cast<C>(), b_in_a.translation.template cast<C>());
+  const Vec3<C> dc = d.template cast<C>();
   int hint_a = -1, hint_b = -1;
-  auto support = [&](const Vec3<S>& dir, Vec3<S>& pa, Vec3<S>& pb) -> Vec3<S> {
-    pa = detail::support_with_hint<S>(ca, dir, hint_a);
-    pb = b_in_a.apply(detail::support_with_hint<S>(cb, Vec3<S>(rt * -dir), hint_b));
+  auto support = [&](const Vec3<C>& dir, Vec3<C>& pa, Vec3<C>& pb) -> Vec3<C> {
+    pa = detail::support_with_hint<S>(ca, Vec3<S>(dir.template cast<S>()), hint_a).template cast<C>();
+    pb = bia.apply(detail::support_with_hint<S>(cb, Vec3<S>((rt * -dir).template cast<S>()), hint_b).template cast<C>());
     return pa - pb;
   };
-  const S radius = ra + rb + opt.target_distance;
+  const C radius = C(ra) + C(rb) + C(opt.target_distance);
+  const C tol = C(opt.tolerance);
   // A sweep passing beside the CSO: the plane through the ray's line facing away from the CSO's
   // centre (the cores' origins) separates them when the CSO's support value there is below
   // −tolerance (closer than that at t = 0 is the GJK path's initially_overlapping test).
   // About half the sweeps of a scene miss, most of them this way: one support call each.
-  if (const S dd = d.squaredNorm(); dd > S(0)) {
-    Vec3<S> away = b_in_a.translation;  // minus the CSO's centre
-    away -= (away.dot(d) / dd) * d;
-    if (const S len = away.norm(); len > S(0)) {
-      Vec3<S> pa, pb;
-      if (away.dot(support(away, pa, pb)) + (radius + opt.tolerance) * len < S(0)) {
+  if (const C dd = dc.squaredNorm(); dd > C(0)) {
+    Vec3<C> away = bia.translation;  // minus the CSO's centre
+    away -= (away.dot(dc) / dd) * dc;
+    if (const C len = away.norm(); len > C(0)) {
+      Vec3<C> pa, pb;
+      if (away.dot(support(away, pa, pb)) + (radius + tol) * len < C(0)) {
         CastHit<S> h;
         h.status = Status::miss;
         return h;
@@ -364,35 +371,38 @@ CastHit<S> cast_cores(const A& ca, S ra, const B& cb, S rb, const Transform<S>& 
   // fire first in float, a thousandth of the size away, and report sweeps that pass 1e-3 apart
   // as hits); where rounding prevents reaching it, the core's progress guards stop it.
   constexpr bool curved = !(kFlatCore<A, S> && kFlatCore<B, S>);
-  const auto res = detail::gjk_ray_cast_core<S, decltype(support)&, curved>(
-      support, radius, Vec3<S>::Zero(), d, S(1), S(0), opt.tolerance, opt.max_iterations, b_in_a.translation);
+  const auto res = detail::gjk_ray_cast_core<C, decltype(support)&, curved>(
+      support, radius, Vec3<C>::Zero(), dc, C(1), C(0), tol, opt.max_iterations, bia.translation);
   CastHit<S> h;
   h.status = res.status;
   h.iterations = res.iterations;
-  h.toi = res.lambda;
-  if ((res.status == Status::miss && res.lambda == S(0) && res.margin <= opt.tolerance) ||
-      (res.status == Status::hit && res.lambda > S(0) && res.lambda * d.norm() <= opt.tolerance)) {
+  S toi = S(res.lambda);
+  if (C(toi) > res.lambda) toi = std::nextafter(toi, S(0));  // never later than the bound
+  h.toi = toi;
+  if ((res.status == Status::miss && res.lambda == C(0) && res.margin <= tol) ||
+      (res.status == Status::hit && res.lambda > C(0) && res.lambda * dc.norm() <= tol)) {
     // Moving apart from t = 0 with a plane that proves less than the tolerance, or a hit a
     // rounding step after t = 0: the shapes may touch at t = 0, which the other methods (and
     // the protocol) call initially_overlapping.
     GjkOptions<S> gopt;
     const auto g = detail::gjk_core<false, S>(ca, S(0), cb, S(0), b_in_a, gopt, nullptr);
-    if (g.status == Status::intersecting || g.v.norm() - radius <= opt.tolerance) {
+    if (g.status == Status::intersecting || g.v.norm() - S(radius) <= opt.tolerance) {
       h.status = Status::initially_overlapping;
       h.toi = S(0);
       return h;
     }
   }
   if (res.status == Status::hit) {
-    if (res.lambda == S(0)) {
+    if (res.lambda == C(0)) {
       h.status = Status::initially_overlapping;
       return h;
     }
     // v = x − c points from A's point toward B's point at the hit: the normal from A to B.
-    const Vec3<S> n = res.normal.normalized();
-    h.point_a = ta.apply(res.pa + ra * n);
-    h.point_b = ta.apply(res.pb + res.lambda * d - rb * n);
-    h.normal = ta.rotation * n;
+    const Vec3<C> n = res.normal.normalized();
+    const Vec3<S> ns = n.template cast<S>();
+    h.point_a = ta.apply(Vec3<C>(res.pa + C(ra) * n).template cast<S>());
+    h.point_b = ta.apply(Vec3<C>(res.pb + res.lambda * dc - C(rb) * n).template cast<S>());
+    h.normal = ta.rotation * ns;
   }
   return h;
 }
