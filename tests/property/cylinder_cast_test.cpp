@@ -12,6 +12,7 @@
 //    and crossed), a side on a cap, a tilted rim on a cap, and a side landing on a rim (a curved
 //    contact with a closed-form normal), with and without a target distance.
 #include "oracles.hpp"
+#include "scenes.hpp"
 
 #include <impact/cast.hpp>
 #include <impact/detail/cylinder_cast.hpp>
@@ -21,7 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <random>
+#include <string>
 
 namespace {
 
@@ -32,18 +33,6 @@ template <class S>
 class CylinderCast : public testing::Test {};
 using Scalars = testing::Types<float, double>;
 TYPED_TEST_SUITE(CylinderCast, Scalars);
-
-Quat<double> random_rotation(std::mt19937_64& rng) {
-  std::normal_distribution<double> g;
-  Quat<double> q(g(rng), g(rng), g(rng), g(rng));
-  q.normalize();
-  return q;
-}
-
-V unit(std::mt19937_64& rng) {
-  std::normal_distribution<double> g;
-  return V(g(rng), g(rng), g(rng)).normalized();
-}
 
 /// The body of `shape` at `pose` moved by t·v (oracle, double).
 template <class S>
@@ -58,9 +47,8 @@ oracle::Body moved_body(const Cylinder<S>& c, const Pose<S>& pose, const Vec3<S>
 TYPED_TEST(CylinderCast, NewtonAnswersAlmostEverySweepAndEveryHitIsExact) {
   using S = TypeParam;
   constexpr bool kDouble = sizeof(S) == 8;
-  std::mt19937_64 rng(kDouble ? 0xca57d0u : 0xca57f0u);
-  std::uniform_real_distribution<double> u01(0, 1);
-  auto in = [&](double lo, double hi) { return lo + (hi - lo) * u01(rng); };
+  scenes::Rng rng(scenes::seed_of(std::string("cylinder cast ") + scenes::scalar_name<S>()));
+  auto in = [&](double lo, double hi) { return rng.uniform(lo, hi); };
   const double tol = Tolerances<S>::cast_tolerance;
   const double slack = kDouble ? 1e-9 : 2e-5;  // rounding of the inputs and the oracle, per unit size
   int newton = 0, hits = 0, misses = 0, bad = 0;
@@ -70,16 +58,16 @@ TYPED_TEST(CylinderCast, NewtonAnswersAlmostEverySweepAndEveryHitIsExact) {
     const double target = i % 2 == 0 ? 0.0 : in(0, 0.2);
     Pose<S> pa, pb;
     pa.position = Vec3<double>(in(-5, 5), in(-5, 5), in(-5, 5)).cast<S>();
-    pa.rotation = random_rotation(rng).cast<S>();
-    pb.rotation = random_rotation(rng).cast<S>();
+    pa.rotation = rng.rotation().cast<S>();
+    pb.rotation = rng.rotation().cast<S>();
     pa.rotation.normalize();
     pb.rotation.normalize();
     const double reach = std::hypot(double(a.radius), double(a.half_height)) +
                          std::hypot(double(b.radius), double(b.half_height));
-    const V u = unit(rng);
+    const V u = rng.unit();
     pb.position = (pa.position.template cast<double>() + (in(1.02, 2) * reach + target) * u).template cast<S>();
     // B's motion relative to A aimed at A's centre plus a lateral offset, long enough to reach.
-    const V w = u.cross(unit(rng)).normalized();
+    const V w = u.cross(rng.unit()).normalized();
     const V aim = pa.position.template cast<double>() + in(0, 1.8) * reach * w - pb.position.template cast<double>();
     const Vec3<S> va = Vec3<double>(in(-1, 1), in(-1, 1), in(-1, 1)).cast<S>();
     const Vec3<S> vb = (va.template cast<double>() + in(0.7, 1.5) * aim).template cast<S>();
