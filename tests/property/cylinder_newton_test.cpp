@@ -10,6 +10,7 @@
 //  - closed forms through the public `impact::distance`: parallel sides, stacked caps, crossed
 //    sides, a disc and a segment (flat and thin cylinders), with the boolean test agreeing.
 #include "oracles.hpp"
+#include "scenes.hpp"
 
 #include <impact/detail/projection_distance.hpp>
 #include <impact/query.hpp>
@@ -18,7 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
+#include <string>
 
 namespace {
 
@@ -30,24 +31,11 @@ class CylinderNewton : public testing::Test {};
 using Scalars = testing::Types<float, double>;
 TYPED_TEST_SUITE(CylinderNewton, Scalars);
 
-Quat<double> random_rotation(std::mt19937_64& rng) {
-  std::normal_distribution<double> g;
-  Quat<double> q(g(rng), g(rng), g(rng), g(rng));
-  q.normalize();
-  return q;
-}
-
-V unit(std::mt19937_64& rng) {
-  std::normal_distribution<double> g;
-  return V(g(rng), g(rng), g(rng)).normalized();
-}
-
 TYPED_TEST(CylinderNewton, CertifiesMostPairsAndEveryAnswerIsExact) {
   using S = TypeParam;
   constexpr bool kDouble = sizeof(S) == 8;
-  std::mt19937_64 rng(0xc711d3u);
-  std::uniform_real_distribution<double> u01(0, 1);
-  auto in = [&](double lo, double hi) { return lo + (hi - lo) * u01(rng); };
+  scenes::Rng rng(scenes::seed_of(std::string("cylinder Newton ") + scenes::scalar_name<S>()));
+  auto in = [&](double lo, double hi) { return rng.uniform(lo, hi); };
   const double tol = kDouble ? 1e-9 : 1e-4;  // of the scene's size
   int certified = 0, intersecting = 0, bad = 0;
   constexpr int kCases = 10000;
@@ -55,13 +43,13 @@ TYPED_TEST(CylinderNewton, CertifiesMostPairsAndEveryAnswerIsExact) {
     const Cylinder<S> a{S(in(0.1, 1)), S(in(0.1, 1))}, b{S(in(0.1, 1)), S(in(0.1, 1))};
     Pose<S> pa, pb;
     pa.position = Vec3<double>(in(-5, 5), in(-5, 5), in(-5, 5)).cast<S>();
-    pa.rotation = random_rotation(rng).cast<S>();
-    pb.rotation = random_rotation(rng).cast<S>();
+    pa.rotation = rng.rotation().cast<S>();
+    pb.rotation = rng.rotation().cast<S>();
     pa.rotation.normalize();
     pb.rotation.normalize();
     // B's centre along a random direction, at a fraction of the sum of the bounding radii chosen
     // so that about half the pairs overlap.
-    const V dir = unit(rng);
+    const V dir = rng.unit();
     const double reach = std::hypot(double(a.radius), double(a.half_height)) + std::hypot(double(b.radius), double(b.half_height));
     pb.position = pa.position + V(in(0.4, 1.2) * reach * dir).template cast<S>();
     const oracle::Body oa = oracle::make_body<S>(Shape<S>(a), pa), ob = oracle::make_body<S>(Shape<S>(b), pb);
