@@ -49,6 +49,12 @@ class ToiSolver {
     const S scale = std::max(ka.position().norm() + ka.velocity().norm(), kb.position().norm() + kb.velocity().norm()) +
                     ka.radius + kb.radius + ra + rb + opt.target_distance;
     slack_ = S(16) * std::numeric_limits<S>::epsilon() * scale;
+    // The largest distance of d(t) = x_B(t) − x_A(t) from each spin axis's line over [0, 1]
+    // (d is linear in t, its distance from a line convex: the larger end).
+    const Vec3<S> d0 = kb.position() - ka.position(), d1 = d0 + vrel_;
+    auto off = [](const Vec3<S>& d, const Vec3<S>& u) { return (d - d.dot(u) * u).norm(); };
+    dperp_a_ = std::max(off(d0, ka.axis), off(d1, ka.axis)) * (S(1) + S(8) * std::numeric_limits<S>::epsilon());
+    dperp_b_ = std::max(off(d0, kb.axis), off(d1, kb.axis)) * (S(1) + S(8) * std::numeric_limits<S>::epsilon());
   }
 
   ToiHit<S> run() {
@@ -67,7 +73,9 @@ class ToiSolver {
 
  private:
   struct Dir {
-    Vec3<S> s;  // unit world direction, A toward B
+    Vec3<S> s;  // unit world direction, A toward B (frame 0); for frames 1 and 2, at creation
+    Vec3<S> local;  // frame 1 (2): the direction in A's (B's) body axes, turning with that body
+    int frame;  // 0: fixed in the world; 1: fixed in A; 2: fixed in B
     S lo;       // separation along s at t_lo
     S hi;       // separation along s at the time under test
     S slope;    // its predicted rate of change from t_lo (next_step's model)
@@ -98,6 +106,17 @@ class ToiSolver {
       quad = std::min(quad, lo + (hi - lo) * (tau / dt) - S(0.5) * m * tau * (dt - tau));
     }
     return std::max(lip, quad);
+  }
+
+  /// A stored direction's world vector at the given placements.
+  static Vec3<S> world(const Dir& d, const Transform<S>& ta, const Transform<S>& tb) {
+    if (d.frame == 0) return d.s;
+    return d.frame == 1 ? Vec3<S>(ta.rotation * d.local) : Vec3<S>(tb.rotation * d.local);
+  }
+
+  /// Separation of the shapes along a stored direction at the given placements.
+  S separation(const Dir& d, const Transform<S>& ta, const Transform<S>& tb) {
+    return separation(world(d, ta, tb), ta, tb);
   }
 
   /// Separation of the shapes along unit s (A toward B) at the given placements.
@@ -211,27 +230,68 @@ class ToiSolver {
     }
   }
 
-  /// A stored direction with its bounds: K(s) as rot_speed() and the curvature bound
+  /// A stored direction with its bounds, in the frame where they are tightest.
+  ///
+  /// Fixed in the world (frame 0): K(s) as rot_speed() and the curvature bound
   /// M(s) = |ωA|·|s × ωA|·rA + |ωB|·|s × ωB|·rB (a point y turning at ω accelerates by
   /// ω × (ω × y), whose part along s is −|ω|²·(s⊥ · y)), from the same two cross products.
-  Dir make_dir(const Vec3<S>& s, S lo) const {
+  ///
+  /// Turning with body X (frame 1 for A, 2 for B; Y the other body): s(t) = exp((t − t_s)·ωX)·s.
+  /// X's support along s(t) is then constant, and
+  ///   sep(t) = s(t)·d(t) + min over y ∈ Y of s(t)·(R_Y(t)·y) + const,   d = x_B − x_A,
+  /// whose slope is (ωX × s)·d + s·v_rel + ((ωA − ωB) × s)·y (up to sign, the last with X's
+  /// turning taken out). With a = s·ω̂X, s⊥ = |s × ω̂X|, D⊥ the largest distance of d from ω̂X's
+  /// line over [0, 1] (d is linear in t: the endpoints), v∥, v⊥ the parts of v_rel:
+  ///   slope ∈ a·v∥ ± (|ωX|·s⊥·D⊥ + s⊥·v⊥ + κ·rY),   κ = min(|ωA − ωB|, |ωX|·s⊥ + |ωY|),
+  ///   curvature ≤ |ωX|·s⊥·(|ωX|·D⊥ + 2·v⊥) + rY·(|ωA − ωB|·|ωX|·s⊥ + κ·|ωY|).
+  /// This wins where the other body is inside X's reach (D⊥ < rX): a fast blade's face seen
+  /// from the body crossing its disc, whose approach is the blade's speed there, not at its tip.
+  Dir make_dir(const Vec3<S>& s, const Transform<S>& ta, const Transform<S>& tb, bool turning = true) const {
     const S sv = s.dot(vrel_);
     const S across_a = s.cross(ka_.omega()).norm(), across_b = s.cross(kb_.omega()).norm();
-    const S k = across_a * ka_.radius + across_b * kb_.radius;
-    const S m = ka_.spin * across_a * ka_.radius + kb_.spin * across_b * kb_.radius;
-    return Dir{s, lo, lo, sv, k, m, sv};
+    Dir d{s, s, 0, 0, 0, 0, across_a * ka_.radius + across_b * kb_.radius,
+          ka_.spin * across_a * ka_.radius + kb_.spin * across_b * kb_.radius, sv};
+    const S wrel = (ka_.omega() - kb_.omega()).norm();
+    for (int frame = 1; turning && frame <= 2; ++frame) {
+      const Kinematics<S>& kx = frame == 1 ? ka_ : kb_;
+      const Kinematics<S>& ky = frame == 1 ? kb_ : ka_;
+      if (!(kx.spin > S(0))) continue;
+      const S along = s.dot(kx.axis), across = std::sqrt(std::max(S(0), S(1) - along * along));
+      const S v_along = vrel_.dot(kx.axis);
+      const S v_across = (vrel_ - v_along * kx.axis).norm();
+      const S dperp = frame == 1 ? dperp_a_ : dperp_b_;
+      const S kappa = std::min(wrel, kx.spin * across + ky.spin);
+      const S fsv = along * v_along;
+      const S fk = kx.spin * across * dperp + across * v_across + kappa * ky.radius;
+      if (fk - fsv >= d.k - d.sv) continue;
+      const S fm = kx.spin * across * (kx.spin * dperp + S(2) * v_across) +
+                   ky.radius * (wrel * kx.spin * across + kappa * ky.spin);
+      d.frame = frame;
+      d.local = (frame == 1 ? ta : tb).rotation.transpose() * s;
+      d.k = fk;
+      d.m = fm;
+      d.sv = fsv;
+    }
+    return d;
   }
 
-  void add_direction(const Vec3<S>& s, S lo) {
-    if (!(lo > opt_.target_distance + slack_)) return;
+  /// Stores GJK's axis s found at placements (ta, tb), with its separation at t_lo.
+  void add_direction(const Vec3<S>& s, const Transform<S>& ta, const Transform<S>& tb) {
+    Dir d = make_dir(s, ta, tb);
+    d.lo = d.hi = separation(d, lo_tf_a_, lo_tf_b_);
+    store(d);
+  }
+
+  void store(const Dir& d) {
+    if (!(d.lo > opt_.target_distance + slack_)) return;
     if (count_ < kMaxDirs) {
-      dirs_[count_++] = make_dir(s, lo);
+      dirs_[count_++] = d;
       return;
     }
     int worst = 0;  // replace the direction with the least separation
     for (int i = 1; i < count_; ++i)
       if (dirs_[i].lo < dirs_[worst].lo) worst = i;
-    dirs_[worst] = make_dir(s, lo);
+    dirs_[worst] = d;
   }
 
   /// The advancement step from t_lo: the longest any stored direction's forward bound
@@ -286,7 +346,7 @@ class ToiSolver {
     const S xtol = std::max(opt_.tolerance / (S(4) * std::max(speed_, std::numeric_limits<S>::min())),
                             S(8) * std::numeric_limits<S>::epsilon());
     S t_lo = 0;
-    add_direction(lo_.normal, separation(lo_.normal, lo_tf_a_, lo_tf_b_));
+    add_direction(lo_.normal, lo_tf_a_, lo_tf_b_);
     if (!paper) {
       // Beyond the paper: along a body's spin axis its turning moves no support value, so a plane
       // across that axis (a fan's disc) separates for as long as the bodies' translation allows.
@@ -299,7 +359,9 @@ class ToiSolver {
           const Vec3<S> u = sign * *axis;
           const S along = separation(u, lo_tf_a_, lo_tf_b_);
           if (along > useful) {
-            add_direction(u, along);
+            Dir d = make_dir(u, lo_tf_a_, lo_tf_b_, false);  // fixed in both frames: the world's bounds
+            d.lo = d.hi = along;
+            store(d);
             break;
           }
         }
@@ -324,7 +386,7 @@ class ToiSolver {
       const Transform<S> ta = ka_.at(t_try), tb = kb_.at(t_try);
       S best = -std::numeric_limits<S>::infinity(), f_try = best;
       for (int i = 0; i < count_; ++i) {
-        dirs_[i].hi = separation(dirs_[i].s, ta, tb);
+        dirs_[i].hi = separation(dirs_[i], ta, tb);
         f_try = std::max(f_try, dirs_[i].hi);
         const S lb = paper ? dirs_[i].hi : lower_bound(dirs_[i], dt);
         if (lb > best) {
@@ -340,7 +402,7 @@ class ToiSolver {
           return;
         }
         // No contact on [t_lo, t_try]: move there, with GJK's exact distance and axis.
-        const Vec3<S> fallback = dirs_[certified_by].s;
+        const Vec3<S> fallback = world(dirs_[certified_by], ta, tb);
         if (proposing) failed_proposals = 0;
         stepped = t_try - t_lo;
         t_lo = t_try;
@@ -365,7 +427,7 @@ class ToiSolver {
           }
         }
         count_ = kept;
-        add_direction(lo_.normal, separation(lo_.normal, ta, tb));
+        add_direction(lo_.normal, ta, tb);
         if (!paper && cand <= t_lo && t_c > S(1) && prev_t < t_lo && lo_.distance < prev_d) {
           // Marching toward contact: the secant through the last two exact distances predicts it.
           const int r = secant(t_lo, prev_t, prev_d, t_lo, lo_.distance, 1, t_c, cand, t_try, aim, xtol);
@@ -416,7 +478,7 @@ class ToiSolver {
           t_c = t_try;
         } else {
           const int before = count_;
-          add_direction(r1.normal, separation(r1.normal, lo_tf_a_, lo_tf_b_));
+          add_direction(r1.normal, ta, tb);
           if (count_ != before) continue;
         }
       }
@@ -446,7 +508,7 @@ class ToiSolver {
         auto f = [&](S t) {
           const Transform<S> fa = ka_.at(t), fb = kb_.at(t);
           S m = -std::numeric_limits<S>::infinity();
-          for (int i = 0; i < count_; ++i) m = std::max(m, separation(dirs_[i].s, fa, fb));
+          for (int i = 0; i < count_; ++i) m = std::max(m, separation(dirs_[i], fa, fb));
           return m - aim;
         };
         const auto root = detail::brent_root<S>(f, t_lo, f_lo - aim, t_try, f_try - aim, xtol, 60);
@@ -461,7 +523,8 @@ class ToiSolver {
         if (!paper) {
           // Beyond the paper: is the gap really closed at t_x? A stored direction underestimates
           // the gap (its support runs to the tip of a turning edge).
-          const DistanceResult<S> rx = distance(ka_.at(t_x), kb_.at(t_x));
+          const Transform<S> xa = ka_.at(t_x), xb = kb_.at(t_x);
+          const DistanceResult<S> rx = distance(xa, xb);
           if (rx.status == Status::intersecting || rx.distance <= target) {
             t_c = t_x;
             if (!narrow(t_lo, t_c, cand, t_try, aim, xtol)) {
@@ -469,7 +532,7 @@ class ToiSolver {
               return;
             }
           } else {
-            add_direction(rx.normal, separation(rx.normal, lo_tf_a_, lo_tf_b_));
+            add_direction(rx.normal, xa, xb);
             cand = t_x;
             // The secant through the exact distances at t_lo and t_x predicts contact; if GJK
             // confirms it, the first contact is bracketed.
@@ -507,14 +570,15 @@ class ToiSolver {
     for (int k = 0; k < probes && d0 > d1; ++k) {
       const S tp = std::min(S(1), t1 + (d1 - aim) * (t1 - t0) / (d0 - d1));
       if (!(tp > t1)) break;
-      const DistanceResult<S> rp = distance(ka_.at(tp), kb_.at(tp));
+      const Transform<S> pa = ka_.at(tp), pb = kb_.at(tp);
+      const DistanceResult<S> rp = distance(pa, pb);
       if (rp.status == Status::intersecting || rp.distance <= target) {
         t_c = tp;
         return narrow(t_lo, t_c, cand, t_try, aim, xtol) ? 1 : -1;
       }
       if (cand <= t_lo) {
         cand = tp;
-        add_direction(rp.normal, separation(rp.normal, lo_tf_a_, lo_tf_b_));
+        add_direction(rp.normal, pa, pb);
       }
       if (tp >= S(1)) break;
       t0 = t1;
@@ -609,7 +673,7 @@ class ToiSolver {
       cand = t_try = t_window;
       window_t_ = t_window;
       window_r_ = in_window;
-      add_direction(in_window.normal, separation(in_window.normal, lo_tf_a_, lo_tf_b_));
+      add_direction(in_window.normal, ka_.at(t_window), kb_.at(t_window));
       return true;
     }
     t_c = b;
@@ -621,7 +685,7 @@ class ToiSolver {
     if (t_best != a) best = distance(ka_.at(a), kb_.at(a), false);
     cand = t_try = a;
     if (best.status != Status::intersecting)
-      add_direction(best.normal, separation(best.normal, lo_tf_a_, lo_tf_b_));
+      add_direction(best.normal, ka_.at(a), kb_.at(a));
     return true;
   }
 
@@ -647,6 +711,7 @@ class ToiSolver {
   int hint_a_ = -1, hint_b_ = -1;
   Vec3<S> vrel_;
   S speed_ = 0, slack_ = 0;
+  S dperp_a_ = 0, dperp_b_ = 0;  ///< largest distance of x_B − x_A from A's (B's) spin axis over [0, 1]
   ToiStats stats_;
   Dir dirs_[kMaxDirs];
   int count_ = 0;
