@@ -11,29 +11,54 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#ifndef IMPACT_FACE_SLACK
+#define IMPACT_FACE_SLACK 2
+#endif
 
 namespace impact {
 namespace {
 
 /// One shape's motion, precomputed for evaluation at any t.
+///
+/// The rotation at t is exp(t·ω)·R0 by Rodrigues' formula on the matrix, with θ = t·|ω| and
+/// K the cross-product matrix of the unit axis:
+///   R(t) = R0 + sin θ·(K·R0) + (1 − cos θ)·(K²·R0),   1 − cos θ = 2·sin²(θ/2),
+/// the same rotation as Motion::at's quaternion (to rounding), with K·R0 and K²·R0 computed once.
 template <class S>
 struct Kinematics {
   Motion<S> motion;
   S radius = 0;  ///< Radius of the core about the local origin (what rotation moves).
   S spin = 0;    ///< |ω|
   Vec3<S> axis = Vec3<S>::Zero();
+  Mat3<S> r0, kr0, kkr0;  ///< R0, K·R0, K²·R0
 
   Kinematics(const Motion<S>& m, S r) : motion(m), radius(r) {
     motion.pose.rotation.normalize();
     spin = m.angular_velocity.norm();
     if (spin > S(0)) axis = m.angular_velocity / spin;
+    r0 = motion.pose.rotation.toRotationMatrix();
+    Mat3<S> k;
+    k << S(0), -axis.z(), axis.y(), axis.z(), S(0), -axis.x(), -axis.y(), axis.x(), S(0);
+    kr0 = k * r0;
+    kkr0 = k * kr0;
   }
   [[nodiscard]] const Vec3<S>& position() const { return motion.pose.position; }
   [[nodiscard]] const Vec3<S>& velocity() const { return motion.linear_velocity; }
   [[nodiscard]] const Vec3<S>& omega() const { return motion.angular_velocity; }
 
-  /// The placement at time t (Motion::at: the same rotation exp(t·ω)·q0).
-  [[nodiscard]] Transform<S> at(S t) const { return Transform<S>(motion.at(t, spin, axis)); }
+  /// The placement at time t.
+  [[nodiscard]] Transform<S> at(S t) const {
+    Transform<S> tf;
+    tf.translation = motion.pose.position + t * motion.linear_velocity;
+    if (spin > S(0)) {
+      const S half = S(0.5) * t * spin;
+      const S sh = std::sin(half), ch = std::cos(half);
+      tf.rotation = r0 + (S(2) * sh * ch) * kr0 + (S(2) * sh * sh) * kkr0;
+    } else {
+      tf.rotation = r0;
+    }
+    return tf;
+  }
 };
 
 /// The solver for one pair of concrete core types.
@@ -52,9 +77,14 @@ class ToiSolver {
     // The largest distance of d(t) = x_B(t) − x_A(t) from each spin axis's line over [0, 1]
     // (d is linear in t, its distance from a line convex: the larger end).
     const Vec3<S> d0 = kb.position() - ka.position(), d1 = d0 + vrel_;
-    auto off = [](const Vec3<S>& d, const Vec3<S>& u) { return (d - d.dot(u) * u).norm(); };
-    dperp_a_ = std::max(off(d0, ka.axis), off(d1, ka.axis)) * (S(1) + S(8) * std::numeric_limits<S>::epsilon());
-    dperp_b_ = std::max(off(d0, kb.axis), off(d1, kb.axis)) * (S(1) + S(8) * std::numeric_limits<S>::epsilon());
+    const S up = S(1) + S(8) * std::numeric_limits<S>::epsilon();
+    for (int x = 0; x < 2; ++x) {
+      const Vec3<S>& u = x == 0 ? ka.axis : kb.axis;
+      dperp_[x] = std::max(d0.cross(u).norm(), d1.cross(u).norm()) * up;
+      v_along_[x] = vrel_.dot(u);
+      v_across_[x] = vrel_.cross(u).norm() * up;
+    }
+    wrel_ = (ka.omega() - kb.omega()).norm() * up;
   }
 
   ToiHit<S> run() {
@@ -116,15 +146,27 @@ class ToiSolver {
 
   /// Separation of the shapes along a stored direction at the given placements.
   S separation(const Dir& d, const Transform<S>& ta, const Transform<S>& tb) {
-    return separation(world(d, ta, tb), ta, tb);
+    if (d.frame == 0) return separation(d.s, ta, tb);
+    if (d.frame == 1) {
+      const Vec3<S> s = ta.rotation * d.local;
+      return separation(s, d.local, Vec3<S>(tb.rotation.transpose() * -s), ta, tb);
+    }
+    const Vec3<S> s = tb.rotation * d.local;
+    return separation(s, Vec3<S>(ta.rotation.transpose() * s), Vec3<S>(-d.local), ta, tb);
   }
 
   /// Separation of the shapes along unit s (A toward B) at the given placements.
   S separation(const Vec3<S>& s, const Transform<S>& ta, const Transform<S>& tb) {
+    return separation(s, Vec3<S>(ta.rotation.transpose() * s), Vec3<S>(tb.rotation.transpose() * -s), ta, tb);
+  }
+
+  /// The same, given s in A's axes (sa) and −s in B's axes (sb): s·(x_B − x_A) less the two
+  /// supports' offsets from their origins, computed in the bodies' own axes.
+  S separation(const Vec3<S>& s, const Vec3<S>& sa, const Vec3<S>& sb, const Transform<S>& ta, const Transform<S>& tb) {
     ++stats_.direction_evals;
-    const Vec3<S> pa = ta.apply(detail::support_with_hint<S>(a_, Vec3<S>(ta.rotation.transpose() * s), hint_a_));
-    const Vec3<S> pb = tb.apply(detail::support_with_hint<S>(b_, Vec3<S>(tb.rotation.transpose() * -s), hint_b_));
-    return s.dot(pb - pa) - ra_ - rb_;
+    const Vec3<S> pa = detail::support_with_hint<S>(a_, sa, hint_a_);
+    const Vec3<S> pb = detail::support_with_hint<S>(b_, sb, hint_b_);
+    return s.dot(tb.translation - ta.translation) - sb.dot(pb) - sa.dot(pa) - ra_ - rb_;
   }
 
   /// GJK distance at (ta, tb), warm-started from the previous call. An answer within the window
@@ -145,6 +187,23 @@ class ToiSolver {
     cache_.axis.setZero();
     cache_.hint_a = cache_.hint_b = -1;
     return gjk_distance<S>(a_, ra_, ta, b_, rb_, tb, gopt_, &cache_);
+  }
+
+  /// Which body's face GJK's last simplex lies on: 1 when it has three or more distinct points
+  /// on A and one on B (a face of A against a point of B: the normal is fixed in A's axes), 2 for
+  /// the converse, 0 otherwise (edges, or a cold cache).
+  int face_of_simplex() const {
+    auto distinct = [&](const Vec3<S>* p) {
+      int n = 0;
+      for (int i = 0; i < cache_.count; ++i) {
+        bool seen = false;
+        for (int j = 0; j < i; ++j) seen = seen || p[j] == p[i];
+        n += !seen;
+      }
+      return n;
+    };
+    const int na = distinct(cache_.local_a), nb = distinct(cache_.local_b);
+    return na >= 3 && nb == 1 ? 1 : nb >= 3 && na == 1 ? 2 : 0;
   }
 
   /// A GJK answer within the window is confirmed by a cold GJK in float, where a warm start next
@@ -246,38 +305,58 @@ class ToiSolver {
   ///   curvature ≤ |ωX|·s⊥·(|ωX|·D⊥ + 2·v⊥) + rY·(|ωA − ωB|·|ωX|·s⊥ + κ·|ωY|).
   /// This wins where the other body is inside X's reach (D⊥ < rX): a fast blade's face seen
   /// from the body crossing its disc, whose approach is the blade's speed there, not at its tip.
-  Dir make_dir(const Vec3<S>& s, const Transform<S>& ta, const Transform<S>& tb, bool turning = true) const {
-    const S sv = s.dot(vrel_);
-    const S across_a = s.cross(ka_.omega()).norm(), across_b = s.cross(kb_.omega()).norm();
-    Dir d{s, s, 0, 0, 0, 0, across_a * ka_.radius + across_b * kb_.radius,
-          ka_.spin * across_a * ka_.radius + kb_.spin * across_b * kb_.radius, sv};
-    const S wrel = (ka_.omega() - kb_.omega()).norm();
-    for (int frame = 1; turning && frame <= 2; ++frame) {
-      const Kinematics<S>& kx = frame == 1 ? ka_ : kb_;
-      const Kinematics<S>& ky = frame == 1 ? kb_ : ka_;
+  Dir make_dir(const Vec3<S>& s, const Transform<S>* ta, const Transform<S>* tb, S t, int face = 0,
+               bool turning = true) const {
+    // |s × ω̂X| for each body (0 when X does not turn: its axis is zero).
+    const S across[2] = {s.cross(ka_.axis).norm(), s.cross(kb_.axis).norm()};
+    Dir d{s, s, 0, 0, 0, 0, 0, 0, s.dot(vrel_)};
+    d.k = ka_.spin * across[0] * ka_.radius + kb_.spin * across[1] * kb_.radius;
+    d.m = ka_.spin * ka_.spin * across[0] * ka_.radius + kb_.spin * kb_.spin * across[1] * kb_.radius;
+    S rate = d.k - d.sv;  // the advancement rate of the frame chosen so far
+    S face_rate = std::numeric_limits<S>::infinity();
+    Dir face_dir = d;
+    for (int x = 0; turning && x < 2; ++x) {
+      const Kinematics<S>& kx = x == 0 ? ka_ : kb_;
+      const Kinematics<S>& ky = x == 0 ? kb_ : ka_;
       if (!(kx.spin > S(0))) continue;
-      const S along = s.dot(kx.axis), across = std::sqrt(std::max(S(0), S(1) - along * along));
-      const S v_along = vrel_.dot(kx.axis);
-      const S v_across = (vrel_ - v_along * kx.axis).norm();
-      const S dperp = frame == 1 ? dperp_a_ : dperp_b_;
-      const S kappa = std::min(wrel, kx.spin * across + ky.spin);
-      const S fsv = along * v_along;
-      const S fk = kx.spin * across * dperp + across * v_across + kappa * ky.radius;
-      if (fk - fsv >= d.k - d.sv) continue;
-      const S fm = kx.spin * across * (kx.spin * dperp + S(2) * v_across) +
-                   ky.radius * (wrel * kx.spin * across + kappa * ky.spin);
-      d.frame = frame;
-      d.local = (frame == 1 ? ta : tb).rotation.transpose() * s;
-      d.k = fk;
-      d.m = fm;
-      d.sv = fsv;
+      const S kappa = std::min(wrel_, kx.spin * across[x] + ky.spin);
+      const S fsv = s.dot(kx.axis) * v_along_[x];
+      const S fk = kx.spin * across[x] * dperp_[x] + across[x] * v_across_[x] + kappa * ky.radius;
+      const bool is_face = face == x + 1;
+      if (!(fk - fsv < rate) && !is_face) continue;
+      Dir c = d;
+      c.frame = x + 1;
+      c.sv = fsv;
+      c.k = fk;
+      c.m = kx.spin * across[x] * (kx.spin * dperp_[x] + S(2) * v_across_[x]) +
+            ky.radius * (wrel_ * kx.spin * across[x] + kappa * ky.spin);
+      if (is_face) {
+        face_rate = fk - fsv;
+        face_dir = c;
+      }
+      if (fk - fsv < rate) {
+        rate = fk - fsv;
+        d = c;
+      }
     }
+    // A face's normal turns with its body: prefer that frame unless its bound is much looser.
+    if (face_rate <= kFaceSlack * rate) d = face_dir;
+    // The direction in the chosen body's axes (its placement at t, computed only when needed).
+    if (d.frame == 1) d.local = (ta ? ta->rotation : ka_.at(t).rotation).transpose() * s;
+    if (d.frame == 2) d.local = (tb ? tb->rotation : kb_.at(t).rotation).transpose() * s;
     return d;
   }
 
   /// Stores GJK's axis s found at placements (ta, tb), with its separation at t_lo.
-  void add_direction(const Vec3<S>& s, const Transform<S>& ta, const Transform<S>& tb) {
-    Dir d = make_dir(s, ta, tb);
+  void add_direction(const Vec3<S>& s, const Transform<S>& ta, const Transform<S>& tb, int face = 0) {
+    add_direction(s, &ta, &tb, S(0), face);
+  }
+
+  /// The same at time t, the placements there computed only when the direction turns with a body.
+  void add_direction(const Vec3<S>& s, S t, int face) { add_direction(s, nullptr, nullptr, t, face); }
+
+  void add_direction(const Vec3<S>& s, const Transform<S>* ta, const Transform<S>* tb, S t, int face) {
+    Dir d = make_dir(s, ta, tb, t, face);
     d.lo = d.hi = separation(d, lo_tf_a_, lo_tf_b_);
     store(d);
   }
@@ -346,7 +425,7 @@ class ToiSolver {
     const S xtol = std::max(opt_.tolerance / (S(4) * std::max(speed_, std::numeric_limits<S>::min())),
                             S(8) * std::numeric_limits<S>::epsilon());
     S t_lo = 0;
-    add_direction(lo_.normal, lo_tf_a_, lo_tf_b_);
+    add_direction(lo_.normal, lo_tf_a_, lo_tf_b_, face_of_simplex());
     if (!paper) {
       // Beyond the paper: along a body's spin axis its turning moves no support value, so a plane
       // across that axis (a fan's disc) separates for as long as the bodies' translation allows.
@@ -359,7 +438,7 @@ class ToiSolver {
           const Vec3<S> u = sign * *axis;
           const S along = separation(u, lo_tf_a_, lo_tf_b_);
           if (along > useful) {
-            Dir d = make_dir(u, lo_tf_a_, lo_tf_b_, false);  // fixed in both frames: the world's bounds
+            Dir d = make_dir(u, nullptr, nullptr, S(0), 0, false);  // fixed in both frames: the world's bounds
             d.lo = d.hi = along;
             store(d);
             break;
@@ -411,7 +490,11 @@ class ToiSolver {
         // Narrowing's probe inside the window was GJK at this very time: only its confirmation
         // is left to do.
         lo_ = t_lo == window_t_ ? window_r_ : distance(ta, tb, false);
-        if (needs_confirmation(lo_, ta, tb)) lo_ = cold_distance(ta, tb);
+        int lo_face = t_lo == window_t_ ? window_face_ : face_of_simplex();
+        if (needs_confirmation(lo_, ta, tb)) {
+          lo_ = cold_distance(ta, tb);
+          lo_face = face_of_simplex();
+        }
         if (within(lo_)) {
           finish(out, Status::hit, t_lo, lo_, fallback);
           return;
@@ -427,7 +510,7 @@ class ToiSolver {
           }
         }
         count_ = kept;
-        add_direction(lo_.normal, ta, tb);
+        add_direction(lo_.normal, ta, tb, lo_face);
         if (!paper && cand <= t_lo && t_c > S(1) && prev_t < t_lo && lo_.distance < prev_d) {
           // Marching toward contact: the secant through the last two exact distances predicts it.
           const int r = secant(t_lo, prev_t, prev_d, t_lo, lo_.distance, 1, t_c, cand, t_try, aim, xtol);
@@ -473,12 +556,12 @@ class ToiSolver {
       if (!far_end_tried) {
         far_end_tried = true;
         proposing = false;
-        const DistanceResult<S> r1 = distance(ta, tb);
+        const DistanceResult<S> r1 = distance(ta, tb, false);
         if (r1.status == Status::intersecting || r1.distance <= target) {
           t_c = t_try;
         } else {
           const int before = count_;
-          add_direction(r1.normal, ta, tb);
+          add_direction(r1.normal, ta, tb, face_of_simplex());
           if (count_ != before) continue;
         }
       }
@@ -524,7 +607,7 @@ class ToiSolver {
           // Beyond the paper: is the gap really closed at t_x? A stored direction underestimates
           // the gap (its support runs to the tip of a turning edge).
           const Transform<S> xa = ka_.at(t_x), xb = kb_.at(t_x);
-          const DistanceResult<S> rx = distance(xa, xb);
+          const DistanceResult<S> rx = distance(xa, xb, false);
           if (rx.status == Status::intersecting || rx.distance <= target) {
             t_c = t_x;
             if (!narrow(t_lo, t_c, cand, t_try, aim, xtol)) {
@@ -532,7 +615,7 @@ class ToiSolver {
               return;
             }
           } else {
-            add_direction(rx.normal, xa, xb);
+            add_direction(rx.normal, xa, xb, face_of_simplex());
             cand = t_x;
             // The secant through the exact distances at t_lo and t_x predicts contact; if GJK
             // confirms it, the first contact is bracketed.
@@ -571,14 +654,14 @@ class ToiSolver {
       const S tp = std::min(S(1), t1 + (d1 - aim) * (t1 - t0) / (d0 - d1));
       if (!(tp > t1)) break;
       const Transform<S> pa = ka_.at(tp), pb = kb_.at(tp);
-      const DistanceResult<S> rp = distance(pa, pb);
+      const DistanceResult<S> rp = distance(pa, pb, false);
       if (rp.status == Status::intersecting || rp.distance <= target) {
         t_c = tp;
         return narrow(t_lo, t_c, cand, t_try, aim, xtol) ? 1 : -1;
       }
       if (cand <= t_lo) {
         cand = tp;
-        add_direction(rp.normal, pa, pb);
+        add_direction(rp.normal, pa, pb, face_of_simplex());
       }
       if (tp >= S(1)) break;
       t0 = t1;
@@ -600,6 +683,7 @@ class ToiSolver {
     const S target = opt_.target_distance;
     DistanceResult<S> best = lo_;
     S t_best = t_lo;
+    int best_face = 0;
     DistanceResult<S> in_window;
     S t_window = -1;  // a probe inside the window (target, target + 0.95·tolerance]
     Vec3<S> axis = lo_.normal;
@@ -613,10 +697,12 @@ class ToiSolver {
         if (t > t_best) {
           t_best = t;
           best = r;
+          best_face = face_of_simplex();
         }
         if (r.distance <= target + S(0.95) * opt_.tolerance && r.distance >= target + S(0.05) * opt_.tolerance) {
           t_window = t;
           in_window = r;
+          window_face_ = face_of_simplex();
         }
         return r.distance - aim;
       }
@@ -673,7 +759,7 @@ class ToiSolver {
       cand = t_try = t_window;
       window_t_ = t_window;
       window_r_ = in_window;
-      add_direction(in_window.normal, ka_.at(t_window), kb_.at(t_window));
+      add_direction(in_window.normal, t_window, window_face_);
       return true;
     }
     t_c = b;
@@ -682,10 +768,13 @@ class ToiSolver {
       t_try = t_lo + S(0.5) * (t_c - t_lo);
       return t_try > t_lo;
     }
-    if (t_best != a) best = distance(ka_.at(a), kb_.at(a), false);
+    if (t_best != a) {
+      best = distance(ka_.at(a), kb_.at(a), false);
+      best_face = face_of_simplex();
+    }
     cand = t_try = a;
     if (best.status != Status::intersecting)
-      add_direction(best.normal, ka_.at(a), kb_.at(a));
+      add_direction(best.normal, a, best_face);
     return true;
   }
 
@@ -700,6 +789,7 @@ class ToiSolver {
   }
 
   static constexpr int kMaxDirs = 8;
+  static constexpr S kFaceSlack = S(IMPACT_FACE_SLACK);
 
   const A& a_;
   const B& b_;
@@ -711,7 +801,11 @@ class ToiSolver {
   int hint_a_ = -1, hint_b_ = -1;
   Vec3<S> vrel_;
   S speed_ = 0, slack_ = 0;
-  S dperp_a_ = 0, dperp_b_ = 0;  ///< largest distance of x_B − x_A from A's (B's) spin axis over [0, 1]
+  // For directions turning with a body (make_dir), per body X (0: A, 1: B): the largest distance
+  // of x_B − x_A from X's spin axis over [0, 1], and v_rel's parts along and across that axis;
+  // and |ωA − ωB|.
+  S dperp_[2] = {0, 0}, v_along_[2] = {0, 0}, v_across_[2] = {0, 0};
+  S wrel_ = 0;
   ToiStats stats_;
   Dir dirs_[kMaxDirs];
   int count_ = 0;
@@ -719,6 +813,7 @@ class ToiSolver {
   DistanceResult<S> lo_;
   S window_t_ = -1;               ///< narrow()'s probe inside the window, and GJK's answer there
   DistanceResult<S> window_r_;
+  int window_face_ = 0;
 };
 
 template <class S>
