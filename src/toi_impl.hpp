@@ -92,6 +92,8 @@ class ToiSolver {
     lo_tf_a_ = ka_.at(S(0));
     lo_tf_b_ = kb_.at(S(0));
     lo_ = distance(lo_tf_a_, lo_tf_b_);
+    lo_face_ = face_of_simplex();
+    lo_edge_ = edges_of_simplex(lo_.normal, lo_tf_a_, lo_tf_b_);
     if (within(lo_)) {
       finish(out, Status::initially_overlapping, S(0), lo_, Vec3<S>::Zero());
       return out;
@@ -204,6 +206,69 @@ class ToiSolver {
     };
     const int na = distinct(cache_.local_a), nb = distinct(cache_.local_b);
     return na >= 3 && nb == 1 ? 1 : nb >= 3 && na == 1 ? 2 : 0;
+  }
+
+  /// Two edges, one on each body, from GJK's last simplex (two distinct points on each): the
+  /// distance between their lines, n·(p_B − p_A) with n ∥ e_A × e_B, is the distance for as long
+  /// as these edges stay the closest features. `sign` orients n from A toward B.
+  struct EdgeModel {
+    bool valid = false;
+    Vec3<S> qa, ea, qb, eb;  // a point and the direction of each edge, in its body's axes
+    S sign = 1;
+  };
+
+  EdgeModel edges_of_simplex(const Vec3<S>& normal, const Transform<S>& ta, const Transform<S>& tb) const {
+    EdgeModel m;
+    if (cache_.count != 4 && cache_.count != 3 && cache_.count != 2) return m;
+    Vec3<S> pa[2], pb[2];
+    int na = 0, nb = 0;
+    for (int i = 0; i < cache_.count; ++i) {
+      bool seen_a = false, seen_b = false;
+      for (int j = 0; j < na; ++j) seen_a = seen_a || pa[j] == cache_.local_a[i];
+      for (int j = 0; j < nb; ++j) seen_b = seen_b || pb[j] == cache_.local_b[i];
+      if (!seen_a && na++ < 2) pa[na - 1] = cache_.local_a[i];
+      if (!seen_b && nb++ < 2) pb[nb - 1] = cache_.local_b[i];
+    }
+    if (na != 2 || nb != 2) return m;
+    m.qa = pa[0];
+    m.ea = pa[1] - pa[0];
+    m.qb = pb[0];
+    m.eb = pb[1] - pb[0];
+    const Vec3<S> n = Vec3<S>(ta.rotation * m.ea).cross(Vec3<S>(tb.rotation * m.eb));
+    if (!(n.squaredNorm() > S(1e-6) * m.ea.squaredNorm() * m.eb.squaredNorm())) return m;  // parallel edges
+    m.sign = n.dot(normal) < S(0) ? S(-1) : S(1);
+    m.valid = true;
+    return m;
+  }
+
+  /// The edge model's distance at time t (NaN where the edges turn parallel).
+  S edge_gap(const EdgeModel& m, S t) const {
+    const Transform<S> ta = ka_.at(t), tb = kb_.at(t);
+    const Vec3<S> n = Vec3<S>(ta.rotation * m.ea).cross(Vec3<S>(tb.rotation * m.eb));
+    const S len = n.norm();
+    if (!(len > S(0))) return std::numeric_limits<S>::quiet_NaN();
+    return m.sign * n.dot(tb.apply(m.qb) - ta.apply(m.qa)) / len - ra_ - rb_;
+  }
+
+  /// The secant method on the edge model from a (where the distance is fa + aim and falls at
+  /// −da), toward `aim`, inside (a, b): the root, or −1 when the model does not lead there.
+  S edge_root(const EdgeModel& m, S a, S b, S fa, S da, S aim, S xtol) {
+    if (!(da < S(0))) return -1;
+    S t0 = a, f0 = fa, t1 = a - fa / da;
+    for (int k = 0; k < 6; ++k) {
+      if (!(t1 > a && t1 < b)) return -1;
+      ++stats_.direction_evals;
+      const S f1 = edge_gap(m, t1) - aim;
+      if (!(std::abs(f1) < std::numeric_limits<S>::infinity())) return -1;
+      if (std::abs(t1 - t0) <= xtol) return t1;
+      const S slope = (f1 - f0) / (t1 - t0);
+      if (!(slope < S(0))) return -1;
+      const S t2 = t1 - f1 / slope;
+      t0 = t1;
+      f0 = f1;
+      t1 = t2;
+    }
+    return t1 > a && t1 < b ? t1 : S(-1);
   }
 
   /// A GJK answer within the window is confirmed by a cold GJK in float, where a warm start next
@@ -363,6 +428,14 @@ class ToiSolver {
 
   void store(const Dir& d) {
     if (!(d.lo > opt_.target_distance + slack_)) return;
+    // A direction within about 0.8° of one stored in the same frame replaces it (the two would
+    // prove nearly the same intervals, at twice the support calls).
+    for (int i = 0; i < count_; ++i) {
+      if (dirs_[i].frame == d.frame && dirs_[i].local.dot(d.local) > S(0.9999)) {
+        if (d.lo > dirs_[i].lo) dirs_[i] = d;
+        return;
+      }
+    }
     if (count_ < kMaxDirs) {
       dirs_[count_++] = d;
       return;
@@ -491,9 +564,11 @@ class ToiSolver {
         // is left to do.
         lo_ = t_lo == window_t_ ? window_r_ : distance(ta, tb, false);
         int lo_face = t_lo == window_t_ ? window_face_ : face_of_simplex();
+        lo_edge_ = t_lo == window_t_ ? EdgeModel{} : edges_of_simplex(lo_.normal, ta, tb);
         if (needs_confirmation(lo_, ta, tb)) {
           lo_ = cold_distance(ta, tb);
           lo_face = face_of_simplex();
+          lo_edge_ = edges_of_simplex(lo_.normal, ta, tb);
         }
         if (within(lo_)) {
           finish(out, Status::hit, t_lo, lo_, fallback);
@@ -510,6 +585,7 @@ class ToiSolver {
           }
         }
         count_ = kept;
+        lo_face_ = lo_face;
         add_direction(lo_.normal, ta, tb, lo_face);
         if (!paper && cand <= t_lo && t_c > S(1) && prev_t < t_lo && lo_.distance < prev_d) {
           // Marching toward contact: the secant through the last two exact distances predicts it.
@@ -672,6 +748,36 @@ class ToiSolver {
     return 0;
   }
 
+  /// The separation along a stored direction at time t, and its rate of change there: the
+  /// support points held fixed on their bodies (the envelope theorem), a turning direction turning.
+  S separation_rate(const Dir& d, S t, S& rate) {
+    ++stats_.direction_evals;
+    const Transform<S> ta = ka_.at(t), tb = kb_.at(t);
+    const Vec3<S> s = world(d, ta, tb);
+    const Vec3<S> oa = ta.rotation * detail::support_with_hint<S>(a_, Vec3<S>(ta.rotation.transpose() * s), hint_a_);
+    const Vec3<S> ob = tb.rotation * detail::support_with_hint<S>(b_, Vec3<S>(tb.rotation.transpose() * -s), hint_b_);
+    const Vec3<S> gap = tb.translation - ta.translation + ob - oa;
+    const Vec3<S> turn = d.frame == 1 ? ka_.omega().cross(s) : d.frame == 2 ? kb_.omega().cross(s) : Vec3<S>::Zero();
+    rate = turn.dot(gap) + s.dot(vrel_ + kb_.omega().cross(ob) - ka_.omega().cross(oa));
+    return s.dot(gap) - ra_ - rb_;
+  }
+
+  /// Newton's method on the separation along d (a model of the distance), from a toward its
+  /// value `aim`, inside (a, b): the root, or −1 when the model does not lead there.
+  S model_root(const Dir& d, S a, S b, S aim, S xtol) {
+    S t = a;
+    for (int k = 0; k < 6; ++k) {
+      S rate = 0;
+      const S f = separation_rate(d, t, rate) - aim;
+      if (!(rate < S(0))) return -1;
+      const S next = t - f / rate;
+      if (!(next > a && next < b)) return -1;
+      if (std::abs(next - t) <= xtol) return next;
+      t = next;
+    }
+    return t;
+  }
+
   /// Narrows [t_lo, t_c] on the exact distance (GJK at t_lo: apart by more than the window; at
   /// t_c: within the target) by safeguarded Newton steps (see the loop). Where GJK finds the
   /// shapes within the target, the function is continued below zero by the separation along the
@@ -688,12 +794,19 @@ class ToiSolver {
     S t_window = -1;  // a probe inside the window (target, target + 0.95·tolerance]
     Vec3<S> axis = lo_.normal;
     S rate = 0;  // the distance's rate of change at the last probe that found the shapes apart
+    // The model of the distance near an apart probe: the separation along GJK's axis there, in
+    // the frame make_dir() picks (a face's normal turns with its body, so that this separation is
+    // the distance for as long as the closest features last).
+    Dir model = make_dir(lo_.normal, &lo_tf_a_, &lo_tf_b_, t_lo, lo_face_);
+    EdgeModel edge = lo_edge_;
     auto g = [&](S t) {
       const Transform<S> ta = ka_.at(t), tb = kb_.at(t);
       const DistanceResult<S> r = distance(ta, tb, false);
       if (r.status != Status::intersecting && r.distance > target) {
         axis = r.normal;
         rate = distance_rate(r, t);
+        model = make_dir(r.normal, &ta, &tb, t, face_of_simplex());
+        edge = edges_of_simplex(r.normal, ta, tb);
         if (t > t_best) {
           t_best = t;
           best = r;
@@ -721,7 +834,15 @@ class ToiSolver {
     while (t_window < S(0) && b - a > xtol && evals < 60) {
       const S width = b - a;
       S x = -1;
-      if (fresh && da < S(0)) {
+      bool modelled = false;
+      if (fresh && model.frame != 0) {
+        x = model_root(model, a, b, aim, xtol);
+        modelled = x > a && x < b;
+      } else if (fresh && edge.valid) {
+        x = edge_root(edge, a, b, fa, da, aim, xtol);
+        modelled = x > a && x < b;
+      }
+      if (!modelled && fresh && da < S(0)) {
         // The rate's change since the previous apart probe gives a curvature c; the root of
         // fa + da·h + c·h² (stable form) corrects Newton's overshoot where the approach speeds up.
         S h = -fa / da;
@@ -733,7 +854,7 @@ class ToiSolver {
         x = a + h;
       }
       if (!(x > a && x < b)) x = a + fa * (b - a) / (fa - fb);
-      if (!(x > a && x < b) || slow >= 2) {
+      if (!(x > a && x < b) || (slow >= 2 && !modelled)) {
         x = S(0.5) * (a + b);
         slow = 0;
       }
@@ -814,6 +935,8 @@ class ToiSolver {
   S window_t_ = -1;               ///< narrow()'s probe inside the window, and GJK's answer there
   DistanceResult<S> window_r_;
   int window_face_ = 0;
+  int lo_face_ = 0;  ///< face_of_simplex() of the GJK answer lo_
+  EdgeModel lo_edge_;  ///< edges_of_simplex() of the GJK answer lo_
 };
 
 template <class S>
