@@ -483,6 +483,33 @@ class ToiSolver {
     return std::min(limit, std::max(step, safe_step(limit)));
   }
 
+  /// Beyond the paper: along a body's spin axis its turning moves no support value, so a plane
+  /// across that axis (a fan's disc) separates for as long as the bodies' translation allows.
+  /// Stored at t_lo where it separates by at least half the distance (else it costs more tests
+  /// than it saves): at the start both signs are tried, later only the side B's origin is on (a
+  /// body that crossed the disc's plane), and only when no stored direction is that axis.
+  void add_spin_axes(bool both_signs) {
+    const S useful = opt_.target_distance + std::max(slack_, S(0.5) * (lo_.distance - opt_.target_distance));
+    for (const Vec3<S>* axis : {&ka_.axis, &kb_.axis}) {
+      if (!(axis->squaredNorm() > S(0))) continue;
+      const S side = (lo_tf_b_.translation - lo_tf_a_.translation).dot(*axis) < S(0) ? S(-1) : S(1);
+      for (const S sign : {side, -side}) {
+        const Vec3<S> u = sign * *axis;
+        bool stored = false;
+        for (int i = 0; i < count_ && !both_signs; ++i) stored = stored || (dirs_[i].frame == 0 && dirs_[i].s.dot(u) > S(0.9999));
+        if (stored) break;
+        const S along = separation(u, lo_tf_a_, lo_tf_b_);
+        if (along > useful) {
+          Dir d = make_dir(u, nullptr, nullptr, S(0), 0, false);  // fixed in both frames: the world's bounds
+          d.lo = d.hi = along;
+          store(d);
+          break;
+        }
+        if (!both_signs) break;
+      }
+    }
+  }
+
   /// Vlack & Tachi's extrusion test with Brent's method, on intervals [t_lo, t_try].
   ///
   /// Paper mode: the stored directions accept an interval when one separates at both ends, and
@@ -504,20 +531,7 @@ class ToiSolver {
       // across that axis (a fan's disc) separates for as long as the bodies' translation allows.
       // Kept only where it separates by at least half the distance (else it costs more tests
       // than it saves).
-      const S useful = opt_.target_distance + std::max(slack_, S(0.5) * (lo_.distance - opt_.target_distance));
-      for (const Vec3<S>* axis : {&ka_.axis, &kb_.axis}) {
-        if (!(axis->squaredNorm() > S(0))) continue;
-        for (const S sign : {S(1), S(-1)}) {
-          const Vec3<S> u = sign * *axis;
-          const S along = separation(u, lo_tf_a_, lo_tf_b_);
-          if (along > useful) {
-            Dir d = make_dir(u, nullptr, nullptr, S(0), 0, false);  // fixed in both frames: the world's bounds
-            d.lo = d.hi = along;
-            store(d);
-            break;
-          }
-        }
-      }
+      add_spin_axes(true);
     }
     S t_try = 1;
     S t_c = 2;     // a time where GJK found the shapes within the target (2: none yet)
@@ -530,7 +544,7 @@ class ToiSolver {
     bool proposing = false;     // t_try is a step the model proposed (a rejection falls back to the safe step)
     for (;;) {
       if (stats_.interval_tests >= opt_.max_iterations || count_ == 0) {
-        finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+        give_up(out, t_lo);
         return;
       }
       ++stats_.interval_tests;
@@ -560,8 +574,32 @@ class ToiSolver {
         t_lo = t_try;
         lo_tf_a_ = ta;
         lo_tf_b_ = tb;
+        // Where the certifying direction's separation did not fall and stays above the window,
+        // no contact is near: the stored directions carry on without GJK (ensure_exact() runs
+        // it when narrowing or marching needs the exact distance at t_lo).
+        const Dir& cert = dirs_[certified_by];
+        if (!paper && t_lo != window_t_ && cert.hi >= cert.lo && cert.hi > target + opt_.tolerance &&
+            !(cand <= t_lo && t_c <= S(1))) {
+          lo_exact_ = false;
+          int kept = 0;
+          for (int i = 0; i < count_; ++i) {
+            if (dirs_[i].hi > target + slack_) {
+              dirs_[kept] = dirs_[i];
+              dirs_[kept].slope = (dirs_[i].hi - dirs_[i].lo) / stepped;
+              dirs_[kept].lo = dirs_[i].hi;
+              ++kept;
+            }
+          }
+          count_ = kept;
+          const S end = cand > t_lo ? cand : S(1);
+          const S h = next_step(end - t_lo);
+          proposing = h < end - t_lo;
+          t_try = proposing ? t_lo + h : end;
+          continue;
+        }
         // Narrowing's probe inside the window was GJK at this very time: only its confirmation
         // is left to do.
+        lo_exact_ = true;
         lo_ = t_lo == window_t_ ? window_r_ : distance(ta, tb, false);
         int lo_face = t_lo == window_t_ ? window_face_ : face_of_simplex();
         lo_edge_ = t_lo == window_t_ ? EdgeModel{} : edges_of_simplex(lo_.normal, ta, tb);
@@ -587,11 +625,12 @@ class ToiSolver {
         count_ = kept;
         lo_face_ = lo_face;
         add_direction(lo_.normal, ta, tb, lo_face);
+        if (!paper) add_spin_axes(false);
         if (!paper && cand <= t_lo && t_c > S(1) && prev_t < t_lo && lo_.distance < prev_d) {
           // Marching toward contact: the secant through the last two exact distances predicts it.
           const int r = secant(t_lo, prev_t, prev_d, t_lo, lo_.distance, 1, t_c, cand, t_try, aim, xtol);
           if (r < 0) {
-            finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+            give_up(out, t_lo);
             return;
           }
           if (r > 0) {
@@ -606,7 +645,7 @@ class ToiSolver {
         if (cand <= t_lo && t_c <= S(1)) {
           proposing = false;
           if (!narrow(t_lo, t_c, cand, t_try, aim, xtol)) {
-            finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+            give_up(out, t_lo);
             return;
           }
         } else {
@@ -643,9 +682,10 @@ class ToiSolver {
       }
       if (!paper && t_c <= t_try) {
         proposing = false;
+        if (!ensure_exact(out, t_lo)) return;
         // Contact is known at t_c within the rejected interval: Brent's method on the distance.
         if (!narrow(t_lo, t_c, cand, t_try, aim, xtol)) {
-          finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+          give_up(out, t_lo);
           return;
         }
         continue;
@@ -674,12 +714,13 @@ class ToiSolver {
         stats_.brent_evals += root.evaluations;
         const S t_x = root.positive > t_lo ? root.positive : t_lo + S(0.5) * (root.negative - t_lo);
         if (!(t_x > t_lo && t_x < t_try)) {
-          finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+          give_up(out, t_lo);
           return;
         }
         t_try = t_x;
         proposing = false;
         if (!paper) {
+          if (!ensure_exact(out, t_lo)) return;
           // Beyond the paper: is the gap really closed at t_x? A stored direction underestimates
           // the gap (its support runs to the tip of a turning edge).
           const Transform<S> xa = ka_.at(t_x), xb = kb_.at(t_x);
@@ -687,7 +728,7 @@ class ToiSolver {
           if (rx.status == Status::intersecting || rx.distance <= target) {
             t_c = t_x;
             if (!narrow(t_lo, t_c, cand, t_try, aim, xtol)) {
-              finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+              give_up(out, t_lo);
               return;
             }
           } else {
@@ -696,7 +737,7 @@ class ToiSolver {
             // The secant through the exact distances at t_lo and t_x predicts contact; if GJK
             // confirms it, the first contact is bracketed.
             if (secant(t_lo, t_lo, lo_.distance, t_x, rx.distance, 3, t_c, cand, t_try, aim, xtol) < 0) {
-              finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+              give_up(out, t_lo);
               return;
             }
           }
@@ -713,10 +754,36 @@ class ToiSolver {
       if (!(step < dt)) step = dt / S(2);
       t_try = t_lo + step;
       if (!(t_try > t_lo)) {  // no representable progress: report the proven bound
-        finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
+        give_up(out, t_lo);
         return;
       }
     }
+  }
+
+  /// GJK at t_lo where the last step skipped it (the stored directions carried on): lo_ exact,
+  /// its axis stored. False (and `out` finished as a hit) when the shapes are within the window.
+  bool ensure_exact(ToiHit<S>& out, S t_lo) {
+    if (lo_exact_) return true;
+    lo_exact_ = true;
+    lo_ = distance(lo_tf_a_, lo_tf_b_, false);
+    lo_face_ = face_of_simplex();
+    lo_edge_ = edges_of_simplex(lo_.normal, lo_tf_a_, lo_tf_b_);
+    if (needs_confirmation(lo_, lo_tf_a_, lo_tf_b_)) {
+      lo_ = cold_distance(lo_tf_a_, lo_tf_b_);
+      lo_face_ = face_of_simplex();
+      lo_edge_ = edges_of_simplex(lo_.normal, lo_tf_a_, lo_tf_b_);
+    }
+    if (within(lo_)) {
+      finish(out, Status::hit, t_lo, lo_, lo_.normal);
+      return false;
+    }
+    add_direction(lo_.normal, lo_tf_a_, lo_tf_b_, lo_face_);
+    return true;
+  }
+
+  /// The iteration cap or a bracket that cannot be narrowed: t_lo is a proven lower bound.
+  void give_up(ToiHit<S>& out, S t_lo) {
+    if (ensure_exact(out, t_lo)) finish(out, Status::max_iterations, t_lo, lo_, Vec3<S>::Zero());
   }
 
   /// Secant probes on the exact distance through (t0, d0) and (t1, d1), at most `probes` GJK calls,
@@ -936,6 +1003,7 @@ class ToiSolver {
   DistanceResult<S> window_r_;
   int window_face_ = 0;
   int lo_face_ = 0;  ///< face_of_simplex() of the GJK answer lo_
+  bool lo_exact_ = true;  ///< lo_ is GJK's answer at t_lo (false: from an earlier time)
   EdgeModel lo_edge_;  ///< edges_of_simplex() of the GJK answer lo_
 };
 
