@@ -93,7 +93,7 @@ class ToiSolver {
     lo_tf_b_ = kb_.at(S(0));
     lo_ = distance(lo_tf_a_, lo_tf_b_);
     lo_face_ = face_of_simplex();
-    lo_edge_ = edges_of_simplex(lo_.normal, lo_tf_a_, lo_tf_b_);
+    lo_edge_ = lo_face_ ? EdgeModel{} : edges_of_simplex(lo_.normal, lo_tf_a_, lo_tf_b_);
     if (within(lo_)) {
       finish(out, Status::initially_overlapping, S(0), lo_, Vec3<S>::Zero());
       return out;
@@ -114,6 +114,8 @@ class ToiSolver {
     S k;        // K(s): the rotation part of its slope is within ±k
     S m;        // M(s): its curvature is at most m
     S sv;       // s·v_rel: the translation part of its slope
+    S at_t = -1;   // the end of the last interval it failed to prove, and its separation there
+    S at_value = 0;
   };
 
   /// Rotation speed of the separation along s: K(s) = |s × ωA|·rA + |s × ωB|·rB.
@@ -490,9 +492,13 @@ class ToiSolver {
   /// body that crossed the disc's plane), and only when no stored direction is that axis.
   void add_spin_axes(bool both_signs) {
     const S useful = opt_.target_distance + std::max(slack_, S(0.5) * (lo_.distance - opt_.target_distance));
+    const Vec3<S> d = lo_tf_b_.translation - lo_tf_a_.translation;
+    const S reach = ka_.radius + kb_.radius + ra_ + rb_;
     for (const Vec3<S>* axis : {&ka_.axis, &kb_.axis}) {
       if (!(axis->squaredNorm() > S(0))) continue;
-      const S side = (lo_tf_b_.translation - lo_tf_a_.translation).dot(*axis) < S(0) ? S(-1) : S(1);
+      const S side = d.dot(*axis) < S(0) ? S(-1) : S(1);
+      // The separation along ±u is at most |d·u| + the reaches: no support calls where that is short.
+      if (!both_signs && !(std::abs(d.dot(*axis)) + reach > useful)) continue;
       for (const S sign : {side, -side}) {
         const Vec3<S> u = sign * *axis;
         bool stored = false;
@@ -549,10 +555,13 @@ class ToiSolver {
       }
       ++stats_.interval_tests;
       const S dt = t_try - t_lo;
-      const Transform<S> ta = ka_.at(t_try), tb = kb_.at(t_try);
+      // A time tested before (a candidate the chain of steps keeps aiming at): its placements,
+      // and the separations of the directions evaluated there, are known.
+      const bool again = t_try == failed_t_;
+      const Transform<S> ta = again ? failed_a_ : ka_.at(t_try), tb = again ? failed_b_ : kb_.at(t_try);
       S best = -std::numeric_limits<S>::infinity(), f_try = best;
       for (int i = 0; i < count_; ++i) {
-        dirs_[i].hi = separation(dirs_[i], ta, tb);
+        dirs_[i].hi = again && dirs_[i].at_t == t_try ? dirs_[i].at_value : separation(dirs_[i], ta, tb);
         f_try = std::max(f_try, dirs_[i].hi);
         const S lb = paper ? dirs_[i].hi : lower_bound(dirs_[i], dt);
         if (lb > best) {
@@ -561,6 +570,15 @@ class ToiSolver {
         }
       }
       const bool accepted = paper ? best > target : best > target + slack_;
+      if (!accepted) {
+        failed_t_ = t_try;
+        failed_a_ = ta;
+        failed_b_ = tb;
+        for (int i = 0; i < count_; ++i) {
+          dirs_[i].at_t = t_try;
+          dirs_[i].at_value = dirs_[i].hi;
+        }
+      }
       if (accepted) {
         if (t_try >= S(1)) {
           stats_.photo_finish = stats_.interval_tests > 1;
@@ -602,11 +620,11 @@ class ToiSolver {
         lo_exact_ = true;
         lo_ = t_lo == window_t_ ? window_r_ : distance(ta, tb, false);
         int lo_face = t_lo == window_t_ ? window_face_ : face_of_simplex();
-        lo_edge_ = t_lo == window_t_ ? EdgeModel{} : edges_of_simplex(lo_.normal, ta, tb);
+        lo_edge_ = t_lo == window_t_ || lo_face ? EdgeModel{} : edges_of_simplex(lo_.normal, ta, tb);
         if (needs_confirmation(lo_, ta, tb)) {
           lo_ = cold_distance(ta, tb);
           lo_face = face_of_simplex();
-          lo_edge_ = edges_of_simplex(lo_.normal, ta, tb);
+          lo_edge_ = lo_face ? EdgeModel{} : edges_of_simplex(lo_.normal, ta, tb);
         }
         if (within(lo_)) {
           finish(out, Status::hit, t_lo, lo_, fallback);
@@ -767,11 +785,11 @@ class ToiSolver {
     lo_exact_ = true;
     lo_ = distance(lo_tf_a_, lo_tf_b_, false);
     lo_face_ = face_of_simplex();
-    lo_edge_ = edges_of_simplex(lo_.normal, lo_tf_a_, lo_tf_b_);
+    lo_edge_ = lo_face_ ? EdgeModel{} : edges_of_simplex(lo_.normal, lo_tf_a_, lo_tf_b_);
     if (needs_confirmation(lo_, lo_tf_a_, lo_tf_b_)) {
       lo_ = cold_distance(lo_tf_a_, lo_tf_b_);
       lo_face_ = face_of_simplex();
-      lo_edge_ = edges_of_simplex(lo_.normal, lo_tf_a_, lo_tf_b_);
+      lo_edge_ = lo_face_ ? EdgeModel{} : edges_of_simplex(lo_.normal, lo_tf_a_, lo_tf_b_);
     }
     if (within(lo_)) {
       finish(out, Status::hit, t_lo, lo_, lo_.normal);
@@ -831,16 +849,17 @@ class ToiSolver {
 
   /// Newton's method on the separation along d (a model of the distance), from a toward its
   /// value `aim`, inside (a, b): the root, or −1 when the model does not lead there.
-  S model_root(const Dir& d, S a, S b, S aim, S xtol) {
-    S t = a;
+  /// At a the model is GJK's distance there (fa + aim) and falls at −da (the same rate: the
+  /// direction is GJK's axis), so the first step needs no evaluation.
+  S model_root(const Dir& d, S a, S b, S fa, S da, S aim, S xtol) {
+    S t = a, f = fa, rate = da;
     for (int k = 0; k < 6; ++k) {
-      S rate = 0;
-      const S f = separation_rate(d, t, rate) - aim;
       if (!(rate < S(0))) return -1;
       const S next = t - f / rate;
       if (!(next > a && next < b)) return -1;
       if (std::abs(next - t) <= xtol) return next;
       t = next;
+      f = separation_rate(d, t, rate) - aim;
     }
     return t;
   }
@@ -872,8 +891,9 @@ class ToiSolver {
       if (r.status != Status::intersecting && r.distance > target) {
         axis = r.normal;
         rate = distance_rate(r, t);
-        model = make_dir(r.normal, &ta, &tb, t, face_of_simplex());
-        edge = edges_of_simplex(r.normal, ta, tb);
+        const int face = face_of_simplex();
+        model = make_dir(r.normal, &ta, &tb, t, face);
+        edge = face ? EdgeModel{} : edges_of_simplex(r.normal, ta, tb);
         if (t > t_best) {
           t_best = t;
           best = r;
@@ -903,7 +923,7 @@ class ToiSolver {
       S x = -1;
       bool modelled = false;
       if (fresh && model.frame != 0) {
-        x = model_root(model, a, b, aim, xtol);
+        x = model_root(model, a, b, fa, da, aim, xtol);
         modelled = x > a && x < b;
       } else if (fresh && edge.valid) {
         x = edge_root(edge, a, b, fa, da, aim, xtol);
@@ -1003,6 +1023,8 @@ class ToiSolver {
   DistanceResult<S> window_r_;
   int window_face_ = 0;
   int lo_face_ = 0;  ///< face_of_simplex() of the GJK answer lo_
+  S failed_t_ = -1;  ///< the end of the last interval that failed its test, and the placements there
+  Transform<S> failed_a_, failed_b_;
   bool lo_exact_ = true;  ///< lo_ is GJK's answer at t_lo (false: from an earlier time)
   EdgeModel lo_edge_;  ///< edges_of_simplex() of the GJK answer lo_
 };
