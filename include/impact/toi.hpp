@@ -13,7 +13,9 @@
 // with K(s) = |s × ωA|·rA + |s × ωB|·rB (speed of the rotation terms along s) and
 // M = |ωA|²·rA + |ωB|²·rB (their acceleration), rX the radius of X's core about its origin.
 // A direction whose bound stays above the target over an interval proves the interval free of
-// contact. docs/toi.md derives the bound and describes both methods.
+// contact. A direction may also turn with A or with B, with the same kind of bound in that body's
+// axes (a blade's face seen from a body crossing its disc). docs/toi.md derives the bounds and
+// describes both methods.
 #pragma once
 
 #include <impact/cast.hpp>
