@@ -482,6 +482,21 @@ class ToiSolver {
     return std::min(limit, std::max(step, safe_step(limit)));
   }
 
+  /// After a step of length `stepped`, the stored directions' separations at its end are their
+  /// values at the new t_lo (their slopes measured over it); those no longer separating go.
+  void carry_directions(S stepped) {
+    int kept = 0;
+    for (int i = 0; i < count_; ++i) {
+      if (dirs_[i].hi > opt_.target_distance + slack_) {
+        dirs_[kept] = dirs_[i];
+        dirs_[kept].slope = (dirs_[i].hi - dirs_[i].lo) / stepped;
+        dirs_[kept].lo = dirs_[i].hi;
+        ++kept;
+      }
+    }
+    count_ = kept;
+  }
+
   /// Beyond the paper: along a body's spin axis its turning moves no support value, so a plane
   /// across that axis (a fan's disc) separates for as long as the bodies' translation allows.
   /// Stored at t_lo where it separates by at least half the distance (else it costs more tests
@@ -601,16 +616,7 @@ class ToiSolver {
         if (!paper && t_lo != window_t_ && cert.hi >= S(0.25) * cert.lo && cert.hi > target + opt_.tolerance &&
             !(cand <= t_lo && t_c <= S(1))) {
           lo_exact_ = false;
-          int kept = 0;
-          for (int i = 0; i < count_; ++i) {
-            if (dirs_[i].hi > target + slack_) {
-              dirs_[kept] = dirs_[i];
-              dirs_[kept].slope = (dirs_[i].hi - dirs_[i].lo) / stepped;
-              dirs_[kept].lo = dirs_[i].hi;
-              ++kept;
-            }
-          }
-          count_ = kept;
+          carry_directions(stepped);
           const S end = cand > t_lo ? cand : S(1);
           const S h = next_step(end - t_lo);
           proposing = h < end - t_lo;
@@ -632,17 +638,7 @@ class ToiSolver {
           finish(out, Status::hit, t_lo, lo_, fallback);
           return;
         }
-        // The stored directions' separations at t_try are their values at the new t_lo.
-        int kept = 0;
-        for (int i = 0; i < count_; ++i) {
-          if (dirs_[i].hi > target + slack_) {
-            dirs_[kept] = dirs_[i];
-            dirs_[kept].slope = (dirs_[i].hi - dirs_[i].lo) / stepped;
-            dirs_[kept].lo = dirs_[i].hi;
-            ++kept;
-          }
-        }
-        count_ = kept;
+        carry_directions(stepped);
         lo_face_ = lo_face;
         add_direction(lo_.normal, ta, tb, lo_face);
         if (!paper) add_spin_axes(false);
