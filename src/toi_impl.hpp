@@ -379,7 +379,8 @@ class ToiSolver {
     S rate = d.k - d.sv;  // the advancement rate of the frame chosen so far
     S face_rate = std::numeric_limits<S>::infinity();
     Dir face_dir = d;
-    for (int x = 0; turning && x < 2; ++x) {
+    // The paper's directions are fixed in the world: its acceptance is kept as published.
+    for (int x = 0; turning && !opt_.paper_acceptance && x < 2; ++x) {
       const Kinematics<S>& kx = x == 0 ? ka_ : kb_;
       const Kinematics<S>& ky = x == 0 ? kb_ : ka_;
       if (!(kx.spin > S(0))) continue;
