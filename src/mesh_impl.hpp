@@ -5,28 +5,45 @@
 #include <impact/mesh.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <string_view>
 #include <utility>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 namespace impact {
 namespace mesh_detail {
 
+/// Whether every coordinate is finite and within Tolerances::max_magnitude (no string built).
 template <class S>
-std::string check_vec(const Vec3<S>& v, const std::string& field) {
+bool vec_ok(const Vec3<S>& v) {
+  return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]) &&
+         std::abs(v[0]) <= Tolerances<S>::max_magnitude && std::abs(v[1]) <= Tolerances<S>::max_magnitude &&
+         std::abs(v[2]) <= Tolerances<S>::max_magnitude;
+}
+
+/// What is wrong with `v` ("field.1: not finite"), or an empty string. The field's name is
+/// copied only for an error, so a valid query builds no string.
+template <class S>
+std::string check_vec(const Vec3<S>& v, std::string_view field) {
+  if (vec_ok(v)) return {};
   for (int i = 0; i < 3; ++i) {
-    if (!std::isfinite(v[i])) return field + "." + std::to_string(i) + ": not finite";
-    if (std::abs(v[i]) > Tolerances<S>::max_magnitude) return field + "." + std::to_string(i) + ": out of range";
+    if (!std::isfinite(v[i])) return std::string(field) + "." + std::to_string(i) + ": not finite";
+    if (std::abs(v[i]) > Tolerances<S>::max_magnitude) return std::string(field) + "." + std::to_string(i) + ": out of range";
   }
   return {};
 }
 
 template <class S>
-std::string check_size(S x, const std::string& field) {
-  if (!std::isfinite(x)) return field + ": not finite";
-  if (x < S(0)) return field + ": negative";
-  if (x > Tolerances<S>::max_magnitude) return field + ": out of range";
+std::string check_size(S x, std::string_view field) {
+  if (!std::isfinite(x)) return std::string(field) + ": not finite";
+  if (x < S(0)) return std::string(field) + ": negative";
+  if (x > Tolerances<S>::max_magnitude) return std::string(field) + ": out of range";
   return {};
 }
 
@@ -241,6 +258,60 @@ void collapse(TriangleMesh<S>& m, std::uint32_t b, std::uint32_t w) {
 
 // ---- the segment-vs-box test and the tree walk ---------------------------------------------
 
+/// Four lanes of S with the few operations the four-box slab test needs: SSE on x86-64 (two
+/// registers for double), plain loops elsewhere. Every operation is the IEEE one, lane by lane.
+template <class S>
+struct Lanes4 {
+  S v[4];
+  static Lanes4 load(const S* p) { return {{p[0], p[1], p[2], p[3]}}; }
+  static Lanes4 splat(S x) { return {{x, x, x, x}}; }
+  template <class F>
+  static Lanes4 map(const Lanes4& a, const Lanes4& b, F f) {
+    return {{f(a.v[0], b.v[0]), f(a.v[1], b.v[1]), f(a.v[2], b.v[2]), f(a.v[3], b.v[3])}};
+  }
+  friend Lanes4 operator-(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x - y; }); }
+  friend Lanes4 operator*(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x * y; }); }
+  static Lanes4 max(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x > y ? x : y; }); }
+  static Lanes4 min(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x < y ? x : y; }); }
+  static int le_mask(const Lanes4& a, const Lanes4& b) {
+    return int(a.v[0] <= b.v[0]) | int(a.v[1] <= b.v[1]) << 1 | int(a.v[2] <= b.v[2]) << 2 | int(a.v[3] <= b.v[3]) << 3;
+  }
+  void store(S* p) const { std::copy(v, v + 4, p); }
+};
+
+#if defined(__SSE2__)
+template <>
+struct Lanes4<float> {
+  __m128 v;
+  static Lanes4 load(const float* p) { return {_mm_load_ps(p)}; }
+  static Lanes4 splat(float x) { return {_mm_set1_ps(x)}; }
+  friend Lanes4 operator-(Lanes4 a, Lanes4 b) { return {_mm_sub_ps(a.v, b.v)}; }
+  friend Lanes4 operator*(Lanes4 a, Lanes4 b) { return {_mm_mul_ps(a.v, b.v)}; }
+  static Lanes4 max(Lanes4 a, Lanes4 b) { return {_mm_max_ps(a.v, b.v)}; }
+  static Lanes4 min(Lanes4 a, Lanes4 b) { return {_mm_min_ps(a.v, b.v)}; }
+  static int le_mask(Lanes4 a, Lanes4 b) { return _mm_movemask_ps(_mm_cmple_ps(a.v, b.v)); }
+  void store(float* p) const { _mm_storeu_ps(p, v); }
+};
+
+template <>
+struct Lanes4<double> {
+  __m128d lo, hi;
+  static Lanes4 load(const double* p) { return {_mm_load_pd(p), _mm_load_pd(p + 2)}; }
+  static Lanes4 splat(double x) { return {_mm_set1_pd(x), _mm_set1_pd(x)}; }
+  friend Lanes4 operator-(Lanes4 a, Lanes4 b) { return {_mm_sub_pd(a.lo, b.lo), _mm_sub_pd(a.hi, b.hi)}; }
+  friend Lanes4 operator*(Lanes4 a, Lanes4 b) { return {_mm_mul_pd(a.lo, b.lo), _mm_mul_pd(a.hi, b.hi)}; }
+  static Lanes4 max(Lanes4 a, Lanes4 b) { return {_mm_max_pd(a.lo, b.lo), _mm_max_pd(a.hi, b.hi)}; }
+  static Lanes4 min(Lanes4 a, Lanes4 b) { return {_mm_min_pd(a.lo, b.lo), _mm_min_pd(a.hi, b.hi)}; }
+  static int le_mask(Lanes4 a, Lanes4 b) {
+    return _mm_movemask_pd(_mm_cmple_pd(a.lo, b.lo)) | _mm_movemask_pd(_mm_cmple_pd(a.hi, b.hi)) << 2;
+  }
+  void store(double* p) const {
+    _mm_storeu_pd(p, lo);
+    _mm_storeu_pd(p + 2, hi);
+  }
+};
+#endif
+
 /// A segment origin + t·dir, t ∈ [0, t_max], against boxes grown by (grow_lo, grow_hi): the slab
 /// test (Kay and Kajiya), branch-free. Per axis the near and far planes are chosen once per
 /// segment from the sign of dir, and the growth is folded into the origin. Components of dir
@@ -281,84 +352,115 @@ struct Segment3 {
     // a reciprocal, a product), so the far bound is widened by more than twice that.
     return t0 <= t1 * slab_widen<S> ? t0 : std::numeric_limits<S>::infinity();
   }
-  /// The same for the four boxes of a wide node at once (a loop the compiler vectorises).
-  void entry4(const MeshNode4<S>& n, S t_max, S out[4]) const {
-    S t0[4] = {S(0), S(0), S(0), S(0)}, t1[4] = {t_max, t_max, t_max, t_max};
+  /// The same for the four boxes of a wide node at once: the entry parameters go to `out` and the
+  /// result has bit i set when slot i is entered before t_max (empty slots, whose boxes are
+  /// inverted infinite ones, never are).
+  int entry4(const MeshNode4<S>& n, S t_max, S out[4]) const {
+    using L = Lanes4<S>;
+    L t0 = L::splat(S(0)), t1 = L::splat(t_max);
     for (int k = 0; k < 3; ++k) {
-      const S* nb = near_hi[k] ? n.hi[k] : n.lo[k];
-      const S* fb = near_hi[k] ? n.lo[k] : n.hi[k];
-      for (int i = 0; i < 4; ++i) {
-        t0[i] = std::max(t0[i], (nb[i] - o_near[k]) * inv[k]);
-        t1[i] = std::min(t1[i], (fb[i] - o_far[k]) * inv[k]);
-      }
+      const L inv_k = L::splat(inv[k]);
+      const L nb = L::load(near_hi[k] ? n.hi[k] : n.lo[k]), fb = L::load(near_hi[k] ? n.lo[k] : n.hi[k]);
+      t0 = L::max(t0, (nb - L::splat(o_near[k])) * inv_k);
+      t1 = L::min(t1, (fb - L::splat(o_far[k])) * inv_k);
     }
-    for (int i = 0; i < 4; ++i) out[i] = t0[i] <= t1[i] * slab_widen<S> ? t0[i] : std::numeric_limits<S>::infinity();
+    t0.store(out);
+    return L::le_mask(t0, t1 * L::splat(slab_widen<S>));
   }
 };
 
+/// Starts fetching a wide node (count 0) or a leaf's first triangles into the cache.
+template <class S>
+inline void prefetch_item(const TriangleMesh<S>& m, std::uint32_t ref, std::uint32_t count) {
+#if defined(__GNUC__)
+  const char* p = count == 0 ? reinterpret_cast<const char*>(&m.wide[ref]) : reinterpret_cast<const char*>(&m.packed[ref]);
+  __builtin_prefetch(p);
+  __builtin_prefetch(p + 64);
+#else
+  (void)m, (void)ref, (void)count;
+#endif
+}
+
 /// Walks the tree nearest bin first, calling visit(packed triangle, t_best&) on the triangles of
 /// every leaf whose grown box the segment enters before t_best; visit lowers t_best on a hit.
-/// Fixed stack: no allocation.
+/// Fixed stack: no allocation. The nearest child entered is visited next without a round trip
+/// through the stack; the others are pushed far to near, and dropped when popped behind t_best.
 template <class S, class Visit>
 void walk(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Visit&& visit) {
   if (m.nodes.empty()) return;
   const MeshNode<S>& root = m.nodes[0];
+  if (!(seg.entry(root, t_best) <= t_best)) return;
   if (root.count > 0) {  // a single leaf
-    if (seg.entry(root, t_best) <= t_best)
-      for (std::uint32_t i = 0; i < root.count; ++i) visit(m.packed[root.first + i], t_best);
+    for (std::uint32_t i = 0; i < root.count; ++i) visit(m.packed[root.first + i], t_best);
     return;
   }
-  if (!(seg.entry(root, t_best) <= t_best)) return;
-  // Stack of wide nodes and leaves (leaf: bit 31 set, then 4·node + slot), each with its entry t.
-  // Each wide level pushes at most 4 items and the wide tree is at most kMeshMaxDepth deep.
+  // Stack of wide nodes (count 0) and leaves (first packed triangle, count), each with its entry
+  // t. Each wide level pushes at most 3 items and the wide tree is at most kMeshMaxDepth deep.
   struct Item {
-    std::uint32_t ref;
+    std::uint32_t ref, count;
     S t;
   };
-  constexpr std::uint32_t kLeaf = 0x80000000u;
-  Item stack[4 * kMeshMaxDepth + 8];
+  Item stack[3 * kMeshMaxDepth + 8];
   int top = 0;
-  stack[top++] = {0, S(0)};
-  while (top > 0) {
-    const Item it = stack[--top];
-    if (it.t > t_best) continue;  // a hit closer than this bin was found meanwhile: early out
-    if (it.ref & kLeaf) {
-      const std::uint32_t r = it.ref & ~kLeaf;
-      const MeshNode4<S>& w = m.wide[r >> 2];
-      const std::uint32_t first = w.child[r & 3], count = w.count[r & 3];
-      for (std::uint32_t i = 0; i < count; ++i) visit(m.packed[first + i], t_best);
-      continue;
-    }
-    const MeshNode4<S>& w = m.wide[it.ref];
-    S t[4];
-    seg.entry4(w, t_best, t);
-    // The slots entered, sorted far to near, pushed so the nearest is popped first.
-    Item hit[4];
-    int nh = 0;
-    for (int i = 0; i < 4; ++i) {
-      if (!(t[i] <= t_best) || w.child[i] == MeshNode4<S>::kEmpty) continue;
-      const Item x{w.count[i] > 0 ? (kLeaf | (it.ref << 2) | static_cast<std::uint32_t>(i)) : w.child[i], t[i]};
-      int j = nh++;
-      while (j > 0 && hit[j - 1].t < x.t) {
-        hit[j] = hit[j - 1];
-        --j;
+  std::uint32_t ref = 0, count = 0;  // the current wide node (count 0) or leaf
+  for (;;) {
+    if (count == 0) {
+      const MeshNode4<S>& w = m.wide[ref];
+      S t[4];
+      unsigned mask = static_cast<unsigned>(seg.entry4(w, t_best, t));
+      if (mask != 0) {
+        const int i0 = std::countr_zero(mask);
+        mask &= mask - 1;
+        if (mask == 0) {  // one child entered: go down
+          ref = w.child[i0];
+          count = w.count[i0];
+          continue;
+        }
+        const int i1 = std::countr_zero(mask);
+        mask &= mask - 1;
+        if (mask == 0) {  // two: the far one waits on the stack
+          const int near = t[i1] < t[i0] ? i1 : i0, far = i0 + i1 - near;
+          stack[top++] = {w.child[far], w.count[far], t[far]};
+          prefetch_item(m, w.child[far], w.count[far]);
+          ref = w.child[near];
+          count = w.count[near];
+          continue;
+        }
+        // Three or four: sorted far to near by insertion, all but the nearest pushed.
+        int order[4] = {i0, i1, 0, 0};  // far to near
+        if (t[i0] < t[i1]) std::swap(order[0], order[1]);
+        int n = 2;
+        while (mask != 0) {
+          const int i = std::countr_zero(mask);
+          mask &= mask - 1;
+          int j = n++;
+          while (j > 0 && t[order[j - 1]] < t[i]) {
+            order[j] = order[j - 1];
+            --j;
+          }
+          order[j] = i;
+        }
+        for (int j = 0; j + 1 < n; ++j) {
+          stack[top++] = {w.child[order[j]], w.count[order[j]], t[order[j]]};
+          prefetch_item(m, w.child[order[j]], w.count[order[j]]);
+        }
+        ref = w.child[order[n - 1]];
+        count = w.count[order[n - 1]];
+        continue;
       }
-      hit[j] = x;
+    } else {
+      for (std::uint32_t i = 0; i < count; ++i) visit(m.packed[ref + i], t_best);
     }
-    for (int i = 0; i < nh; ++i) stack[top++] = hit[i];
-#if defined(__GNUC__)
-    // The walk is bound by memory latency: start fetching the nearest item now.
-    if (nh > 0) {
-      const Item& near = hit[nh - 1];
-      if (near.ref & kLeaf) {
-        const std::uint32_t r = near.ref & ~kLeaf;
-        __builtin_prefetch(&m.packed[w.child[r & 3]]);
-      } else {
-        __builtin_prefetch(&m.wide[near.ref]);
-        __builtin_prefetch(reinterpret_cast<const char*>(&m.wide[near.ref]) + 64);
+    // Next: the nearest item on the stack still in front of t_best.
+    for (;;) {
+      if (top == 0) return;
+      const Item& it = stack[--top];
+      if (it.t <= t_best) {
+        ref = it.ref;
+        count = it.count;
+        break;
       }
     }
-#endif
   }
 }
 
@@ -389,8 +491,8 @@ template <class S>
 struct WatertightRay {
   int kx = 0, ky = 1, kz = 2;
   S sx = 0, sy = 0, sz = 1;
-  Vec3<S> origin;
-  explicit WatertightRay(const Ray<S>& r) : origin(r.origin) {
+  S ox = 0, oy = 0, oz = 0;  // origin[kx], origin[ky], origin[kz]
+  explicit WatertightRay(const Ray<S>& r) {
     const Vec3<S> a = r.direction.cwiseAbs();
     kz = a[0] >= a[1] ? (a[0] >= a[2] ? 0 : 2) : (a[1] >= a[2] ? 1 : 2);
     kx = (kz + 1) % 3;
@@ -399,6 +501,9 @@ struct WatertightRay {
     sx = r.direction[kx] / r.direction[kz];
     sy = r.direction[ky] / r.direction[kz];
     sz = S(1) / r.direction[kz];
+    ox = r.origin[kx];
+    oy = r.origin[ky];
+    oz = r.origin[kz];
   }
 };
 
@@ -409,15 +514,16 @@ struct WatertightRay {
 /// re-evaluated in double for float, as the paper advises.
 template <class S>
 [[gnu::always_inline]] inline bool ray_triangle(const WatertightRay<S>& r, const PackedTriangle<S>& tri, BackFaces bf, S t_best, S& lambda) {
-  const Vec3<S> A = tri.a - r.origin, B = tri.b - r.origin, C = tri.c - r.origin;
-  const S ax = A[r.kx] - r.sx * A[r.kz], ay = A[r.ky] - r.sy * A[r.kz];
-  const S bx = B[r.kx] - r.sx * B[r.kz], by = B[r.ky] - r.sy * B[r.kz];
-  const S cx = C[r.kx] - r.sx * C[r.kz], cy = C[r.ky] - r.sy * C[r.kz];
+  // Corners relative to the origin, sheared so the ray is the z axis.
+  const S Az = tri.a[r.kz] - r.oz, Bz = tri.b[r.kz] - r.oz, Cz = tri.c[r.kz] - r.oz;
+  const S ax = (tri.a[r.kx] - r.ox) - r.sx * Az, ay = (tri.a[r.ky] - r.oy) - r.sy * Az;
+  const S bx = (tri.b[r.kx] - r.ox) - r.sx * Bz, by = (tri.b[r.ky] - r.oy) - r.sy * Bz;
+  const S cx = (tri.c[r.kx] - r.ox) - r.sx * Cz, cy = (tri.c[r.ky] - r.oy) - r.sy * Cz;
   S u = cx * by - cy * bx;
   S v = ax * cy - ay * cx;
   S w = bx * ay - by * ax;
   if constexpr (sizeof(S) < sizeof(double)) {
-    if (u == S(0) || v == S(0) || w == S(0)) {
+    if (u == S(0) || v == S(0) || w == S(0)) [[unlikely]] {
       u = static_cast<S>(double(cx) * double(by) - double(cy) * double(bx));
       v = static_cast<S>(double(ax) * double(cy) - double(ay) * double(cx));
       w = static_cast<S>(double(bx) * double(ay) - double(by) * double(ax));
@@ -431,7 +537,7 @@ template <class S>
   }
   const S det = u + v + w;
   if (det == S(0)) return false;  // the ray lies in the triangle's plane
-  const S az = r.sz * A[r.kz], bz = r.sz * B[r.kz], cz = r.sz * C[r.kz];
+  const S az = r.sz * Az, bz = r.sz * Bz, cz = r.sz * Cz;
   const S t = u * az + v * bz + w * cz;
   // Cheap rejection with a bound widened by rounding, then the exact test on λ itself (so a tie
   // with t_best is decided the same way whatever order triangles come in).
@@ -608,7 +714,7 @@ template <class S>
 std::string build_mesh(TriangleMesh<S>& m, const MeshBuildOptions& opt) {
   using namespace mesh_detail;
   for (std::size_t i = 0; i < m.vertices.size(); ++i)
-    if (auto e = check_vec(m.vertices[i], "vertices." + std::to_string(i)); !e.empty()) return e;
+    if (!vec_ok(m.vertices[i])) return check_vec(m.vertices[i], "vertices." + std::to_string(i));
   const std::size_t nv = m.vertices.size();
   for (std::size_t i = 0; i < m.triangles.size(); ++i)
     for (int k = 0; k < 3; ++k)

@@ -79,7 +79,7 @@ struct MeshNode {
 /// holds up to four bins (Wald et al., "Getting rid of packets", 2008), their boxes side by side
 /// so one query tests all four at once.
 template <class S>
-struct MeshNode4 {
+struct alignas(64) MeshNode4 {
   static constexpr std::uint32_t kEmpty = 0xffffffffu;  ///< `child` of an unused slot.
   S lo[3][4];                 ///< lo[axis][slot]: minimum corners of the four boxes.
   S hi[3][4];                 ///< hi[axis][slot]: maximum corners.
