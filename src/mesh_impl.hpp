@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -157,12 +158,22 @@ void build_node(TriangleMesh<S>& m, std::vector<BuildItem>& items, std::size_t b
   const std::size_t count = end - begin;
   auto make_leaf = [&] {
     MeshNode<S>& n = m.nodes[node];
-    n.first = static_cast<std::uint32_t>(m.packed.size());
+    n.first = static_cast<std::uint32_t>(m.blocks.size());
     n.count = static_cast<std::uint32_t>(count);
-    for (std::size_t i = begin; i < end; ++i) {
-      const auto& t = m.triangles[items[i].index];
-      m.packed.push_back({m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]], items[i].index});
+    for (std::size_t i = begin; i < end; i += 4) {
+      TriangleBlock4<S>& blk = m.blocks.emplace_back();
+      for (std::size_t l = 0; l < 4; ++l) {
+        const std::uint32_t index = items[std::min(i + l, end - 1)].index;  // padding repeats the last
+        const auto& t = m.triangles[index];
+        for (int k = 0; k < 3; ++k) {
+          blk.a[k][l] = m.vertices[t[0]][k];
+          blk.b[k][l] = m.vertices[t[1]][k];
+          blk.c[k][l] = m.vertices[t[2]][k];
+        }
+        blk.index[l] = index;
+      }
     }
+    m.packed_triangles += count;
   };
   if (count <= static_cast<std::size_t>(std::max(1, opt.leaf_size)) ||
       depth >= std::min(opt.max_depth, kMeshMaxDepth)) {
@@ -204,17 +215,18 @@ void build_node(TriangleMesh<S>& m, std::vector<BuildItem>& items, std::size_t b
 }
 
 /// Collapses binary node `b` (an inner node) into wide node `w`: starting from b's two children,
-/// the inner child with the largest box surface is replaced by its children until four slots are
-/// full or only leaves remain; inner slots become wide nodes in turn.
+/// the inner child with the largest box surface is replaced by its children until kMeshWidth
+/// slots are full or only leaves remain; inner slots become wide nodes in turn.
 template <class S>
 void collapse(TriangleMesh<S>& m, std::uint32_t b, std::uint32_t w) {
-  std::uint32_t slots[4] = {m.nodes[b].first, m.nodes[b].first + 1, 0, 0};
+  constexpr int W = kMeshWidth;
+  std::uint32_t slots[W] = {m.nodes[b].first, m.nodes[b].first + 1};
   int n = 2;
   auto area = [&](std::uint32_t i) {
     const Vec3<S> e = m.nodes[i].hi - m.nodes[i].lo;
     return e.x() * e.y() + e.y() * e.z() + e.z() * e.x();
   };
-  while (n < 4) {
+  while (n < W) {
     int best = -1;
     for (int i = 0; i < n; ++i)
       if (m.nodes[slots[i]].count == 0 && (best < 0 || area(slots[i]) > area(slots[best]))) best = i;
@@ -223,29 +235,29 @@ void collapse(TriangleMesh<S>& m, std::uint32_t b, std::uint32_t w) {
     slots[best] = m.nodes[open].first;
     slots[n++] = m.nodes[open].first + 1;
   }
-  std::uint32_t inner[4];
+  std::uint32_t inner[W];
   int ninner = 0;
-  for (int i = 0; i < 4; ++i) {
-    MeshNode4<S>& W = m.wide[w];
+  for (int i = 0; i < W; ++i) {
+    MeshWideNode<S>& N = m.wide[w];
     if (i >= n) {
       for (int k = 0; k < 3; ++k) {
-        W.lo[k][i] = std::numeric_limits<S>::infinity();
-        W.hi[k][i] = -std::numeric_limits<S>::infinity();
+        N.lo[k][i] = std::numeric_limits<S>::infinity();
+        N.hi[k][i] = -std::numeric_limits<S>::infinity();
       }
-      W.child[i] = MeshNode4<S>::kEmpty;
-      W.count[i] = 0;
+      N.child[i] = MeshWideNode<S>::kEmpty;
+      N.count[i] = 0;
       continue;
     }
     const MeshNode<S>& c = m.nodes[slots[i]];
     for (int k = 0; k < 3; ++k) {
-      W.lo[k][i] = c.lo[k];
-      W.hi[k][i] = c.hi[k];
+      N.lo[k][i] = c.lo[k];
+      N.hi[k][i] = c.hi[k];
     }
-    W.count[i] = c.count;
+    N.count[i] = c.count;
     if (c.count > 0) {
-      W.child[i] = c.first;
+      N.child[i] = c.first;
     } else {
-      W.child[i] = static_cast<std::uint32_t>(m.wide.size());
+      N.child[i] = static_cast<std::uint32_t>(m.wide.size());
       m.wide.emplace_back();
       inner[ninner++] = static_cast<std::uint32_t>(i);
     }
@@ -269,13 +281,19 @@ struct Lanes4 {
   static Lanes4 map(const Lanes4& a, const Lanes4& b, F f) {
     return {{f(a.v[0], b.v[0]), f(a.v[1], b.v[1]), f(a.v[2], b.v[2]), f(a.v[3], b.v[3])}};
   }
+  friend Lanes4 operator+(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x + y; }); }
   friend Lanes4 operator-(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x - y; }); }
+  friend Lanes4 operator/(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x / y; }); }
   friend Lanes4 operator*(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x * y; }); }
   static Lanes4 max(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x > y ? x : y; }); }
   static Lanes4 min(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x < y ? x : y; }); }
-  static int le_mask(const Lanes4& a, const Lanes4& b) {
-    return int(a.v[0] <= b.v[0]) | int(a.v[1] <= b.v[1]) << 1 | int(a.v[2] <= b.v[2]) << 2 | int(a.v[3] <= b.v[3]) << 3;
+  template <class F>
+  static int mask(const Lanes4& a, const Lanes4& b, F f) {
+    return int(f(a.v[0], b.v[0])) | int(f(a.v[1], b.v[1])) << 1 | int(f(a.v[2], b.v[2])) << 2 | int(f(a.v[3], b.v[3])) << 3;
   }
+  static int le_mask(const Lanes4& a, const Lanes4& b) { return mask(a, b, [](S x, S y) { return x <= y; }); }
+  static int lt_mask(const Lanes4& a, const Lanes4& b) { return mask(a, b, [](S x, S y) { return x < y; }); }
+  static int eq_mask(const Lanes4& a, const Lanes4& b) { return mask(a, b, [](S x, S y) { return x == y; }); }
   void store(S* p) const { std::copy(v, v + 4, p); }
 };
 
@@ -285,11 +303,15 @@ struct Lanes4<float> {
   __m128 v;
   static Lanes4 load(const float* p) { return {_mm_load_ps(p)}; }
   static Lanes4 splat(float x) { return {_mm_set1_ps(x)}; }
+  friend Lanes4 operator+(Lanes4 a, Lanes4 b) { return {_mm_add_ps(a.v, b.v)}; }
   friend Lanes4 operator-(Lanes4 a, Lanes4 b) { return {_mm_sub_ps(a.v, b.v)}; }
   friend Lanes4 operator*(Lanes4 a, Lanes4 b) { return {_mm_mul_ps(a.v, b.v)}; }
+  friend Lanes4 operator/(Lanes4 a, Lanes4 b) { return {_mm_div_ps(a.v, b.v)}; }
   static Lanes4 max(Lanes4 a, Lanes4 b) { return {_mm_max_ps(a.v, b.v)}; }
   static Lanes4 min(Lanes4 a, Lanes4 b) { return {_mm_min_ps(a.v, b.v)}; }
   static int le_mask(Lanes4 a, Lanes4 b) { return _mm_movemask_ps(_mm_cmple_ps(a.v, b.v)); }
+  static int lt_mask(Lanes4 a, Lanes4 b) { return _mm_movemask_ps(_mm_cmplt_ps(a.v, b.v)); }
+  static int eq_mask(Lanes4 a, Lanes4 b) { return _mm_movemask_ps(_mm_cmpeq_ps(a.v, b.v)); }
   void store(float* p) const { _mm_storeu_ps(p, v); }
 };
 
@@ -298,12 +320,20 @@ struct Lanes4<double> {
   __m128d lo, hi;
   static Lanes4 load(const double* p) { return {_mm_load_pd(p), _mm_load_pd(p + 2)}; }
   static Lanes4 splat(double x) { return {_mm_set1_pd(x), _mm_set1_pd(x)}; }
+  friend Lanes4 operator+(Lanes4 a, Lanes4 b) { return {_mm_add_pd(a.lo, b.lo), _mm_add_pd(a.hi, b.hi)}; }
   friend Lanes4 operator-(Lanes4 a, Lanes4 b) { return {_mm_sub_pd(a.lo, b.lo), _mm_sub_pd(a.hi, b.hi)}; }
   friend Lanes4 operator*(Lanes4 a, Lanes4 b) { return {_mm_mul_pd(a.lo, b.lo), _mm_mul_pd(a.hi, b.hi)}; }
+  friend Lanes4 operator/(Lanes4 a, Lanes4 b) { return {_mm_div_pd(a.lo, b.lo), _mm_div_pd(a.hi, b.hi)}; }
   static Lanes4 max(Lanes4 a, Lanes4 b) { return {_mm_max_pd(a.lo, b.lo), _mm_max_pd(a.hi, b.hi)}; }
   static Lanes4 min(Lanes4 a, Lanes4 b) { return {_mm_min_pd(a.lo, b.lo), _mm_min_pd(a.hi, b.hi)}; }
   static int le_mask(Lanes4 a, Lanes4 b) {
     return _mm_movemask_pd(_mm_cmple_pd(a.lo, b.lo)) | _mm_movemask_pd(_mm_cmple_pd(a.hi, b.hi)) << 2;
+  }
+  static int lt_mask(Lanes4 a, Lanes4 b) {
+    return _mm_movemask_pd(_mm_cmplt_pd(a.lo, b.lo)) | _mm_movemask_pd(_mm_cmplt_pd(a.hi, b.hi)) << 2;
+  }
+  static int eq_mask(Lanes4 a, Lanes4 b) {
+    return _mm_movemask_pd(_mm_cmpeq_pd(a.lo, b.lo)) | _mm_movemask_pd(_mm_cmpeq_pd(a.hi, b.hi)) << 2;
   }
   void store(double* p) const {
     _mm_storeu_pd(p, lo);
@@ -321,6 +351,10 @@ struct Segment3 {
   S inv[3];
   S o_near[3], o_far[3];  // origin shifted by the growth of the near / far plane
   int near_hi[3];         // 1 when the near plane of the axis is the box's max (dir < 0)
+  // The same per axis for the four-box test: splatted to four lanes, and the byte offsets in a
+  // MeshWideNode of the near and far planes' coordinates.
+  Lanes4<S> l_inv[3], l_near[3], l_far[3];
+  std::uint32_t near_at[3], far_at[3];
   Segment3(const Vec3<S>& o, const Vec3<S>& d, const Vec3<S>& glo_in, const Vec3<S>& ghi_in) {
     // The triangle tests round in the query's own frame (the origin, the path, the radius), so
     // the boxes are also grown by a few ulps of those magnitudes: a bin is never culled by a
@@ -336,6 +370,13 @@ struct Segment3 {
       // near plane lo − glo (dir ≥ 0) or hi + ghi (dir < 0); far plane the other one.
       o_near[i] = near_hi[i] ? o[i] - ghi[i] : o[i] + glo[i];
       o_far[i] = near_hi[i] ? o[i] + glo[i] : o[i] - ghi[i];
+      l_inv[i] = Lanes4<S>::splat(inv[i]);
+      l_near[i] = Lanes4<S>::splat(o_near[i]);
+      l_far[i] = Lanes4<S>::splat(o_far[i]);
+      const auto lo_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, lo) + kMeshWidth * sizeof(S) * i);
+      const auto hi_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, hi) + kMeshWidth * sizeof(S) * i);
+      near_at[i] = near_hi[i] ? hi_at : lo_at;
+      far_at[i] = near_hi[i] ? lo_at : hi_at;
     }
   }
   /// Entry parameter of the segment into the node's grown box, or +inf when it misses.
@@ -352,20 +393,25 @@ struct Segment3 {
     // a reciprocal, a product), so the far bound is widened by more than twice that.
     return t0 <= t1 * slab_widen<S> ? t0 : std::numeric_limits<S>::infinity();
   }
-  /// The same for the four boxes of a wide node at once: the entry parameters go to `out` and the
-  /// result has bit i set when slot i is entered before t_max (empty slots, whose boxes are
+  /// The same for the boxes of a wide node, four at a time: the entry parameters go to `out` and
+  /// the result has bit i set when slot i is entered before t_max (empty slots, whose boxes are
   /// inverted infinite ones, never are).
-  int entry4(const MeshNode4<S>& n, S t_max, S out[4]) const {
+  int entry_wide(const MeshWideNode<S>& n, S t_max, S out[kMeshWidth]) const {
     using L = Lanes4<S>;
-    L t0 = L::splat(S(0)), t1 = L::splat(t_max);
-    for (int k = 0; k < 3; ++k) {
-      const L inv_k = L::splat(inv[k]);
-      const L nb = L::load(near_hi[k] ? n.hi[k] : n.lo[k]), fb = L::load(near_hi[k] ? n.lo[k] : n.hi[k]);
-      t0 = L::max(t0, (nb - L::splat(o_near[k])) * inv_k);
-      t1 = L::min(t1, (fb - L::splat(o_far[k])) * inv_k);
+    int mask = 0;
+    for (int g = 0; g < kMeshWidth; g += 4) {
+      const char* base = reinterpret_cast<const char*>(&n) + g * sizeof(S);
+      L t0 = L::splat(S(0)), t1 = L::splat(t_max);
+      for (int k = 0; k < 3; ++k) {
+        const L nb = L::load(reinterpret_cast<const S*>(base + near_at[k]));
+        const L fb = L::load(reinterpret_cast<const S*>(base + far_at[k]));
+        t0 = L::max(t0, (nb - l_near[k]) * l_inv[k]);
+        t1 = L::min(t1, (fb - l_far[k]) * l_inv[k]);
+      }
+      t0.store(out + g);
+      mask |= L::le_mask(t0, t1 * L::splat(slab_widen<S>)) << g;
     }
-    t0.store(out);
-    return L::le_mask(t0, t1 * L::splat(slab_widen<S>));
+    return mask;
   }
 };
 
@@ -373,7 +419,7 @@ struct Segment3 {
 template <class S>
 inline void prefetch_item(const TriangleMesh<S>& m, std::uint32_t ref, std::uint32_t count) {
 #if defined(__GNUC__)
-  const char* p = count == 0 ? reinterpret_cast<const char*>(&m.wide[ref]) : reinterpret_cast<const char*>(&m.packed[ref]);
+  const char* p = count == 0 ? reinterpret_cast<const char*>(&m.wide[ref]) : reinterpret_cast<const char*>(&m.blocks[ref]);
   __builtin_prefetch(p);
   __builtin_prefetch(p + 64);
 #else
@@ -381,33 +427,34 @@ inline void prefetch_item(const TriangleMesh<S>& m, std::uint32_t ref, std::uint
 #endif
 }
 
-/// Walks the tree nearest bin first, calling visit(packed triangle, t_best&) on the triangles of
-/// every leaf whose grown box the segment enters before t_best; visit lowers t_best on a hit.
-/// Fixed stack: no allocation. The nearest child entered is visited next without a round trip
-/// through the stack; the others are pushed far to near, and dropped when popped behind t_best.
-template <class S, class Visit>
-void walk(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Visit&& visit) {
+/// Walks the tree nearest bin first, calling leaf(first block, triangle count, t_best&) on every
+/// leaf whose grown box the segment enters before t_best; leaf lowers t_best on a hit. Fixed
+/// stack: no allocation. The nearest child entered is visited next without a round trip through
+/// the stack; the others are pushed far to near, and dropped when popped behind t_best.
+template <class S, class Leaf>
+void walk_leaves(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Leaf&& leaf) {
   if (m.nodes.empty()) return;
   const MeshNode<S>& root = m.nodes[0];
   if (!(seg.entry(root, t_best) <= t_best)) return;
   if (root.count > 0) {  // a single leaf
-    for (std::uint32_t i = 0; i < root.count; ++i) visit(m.packed[root.first + i], t_best);
+    leaf(root.first, root.count, t_best);
     return;
   }
-  // Stack of wide nodes (count 0) and leaves (first packed triangle, count), each with its entry
-  // t. Each wide level pushes at most 3 items and the wide tree is at most kMeshMaxDepth deep.
+  // Stack of wide nodes (count 0) and leaves (first block, count), each with its entry
+  // t. Each wide level pushes at most kMeshWidth − 1 items and the wide tree is at most
+  // kMeshMaxDepth deep.
   struct Item {
     std::uint32_t ref, count;
     S t;
   };
-  Item stack[3 * kMeshMaxDepth + 8];
+  Item stack[(kMeshWidth - 1) * kMeshMaxDepth + 8];
   int top = 0;
   std::uint32_t ref = 0, count = 0;  // the current wide node (count 0) or leaf
   for (;;) {
     if (count == 0) {
-      const MeshNode4<S>& w = m.wide[ref];
-      S t[4];
-      unsigned mask = static_cast<unsigned>(seg.entry4(w, t_best, t));
+      const MeshWideNode<S>& w = m.wide[ref];
+      S t[kMeshWidth];
+      unsigned mask = static_cast<unsigned>(seg.entry_wide(w, t_best, t));
       if (mask != 0) {
         const int i0 = std::countr_zero(mask);
         mask &= mask - 1;
@@ -426,8 +473,8 @@ void walk(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Visit&& v
           count = w.count[near];
           continue;
         }
-        // Three or four: sorted far to near by insertion, all but the nearest pushed.
-        int order[4] = {i0, i1, 0, 0};  // far to near
+        // More: sorted far to near by insertion, all but the nearest pushed.
+        int order[kMeshWidth] = {i0, i1};  // far to near
         if (t[i0] < t[i1]) std::swap(order[0], order[1]);
         int n = 2;
         while (mask != 0) {
@@ -449,7 +496,7 @@ void walk(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Visit&& v
         continue;
       }
     } else {
-      for (std::uint32_t i = 0; i < count; ++i) visit(m.packed[ref + i], t_best);
+      leaf(ref, count, t_best);
     }
     // Next: the nearest item on the stack still in front of t_best.
     for (;;) {
@@ -462,6 +509,14 @@ void walk(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Visit&& v
       }
     }
   }
+}
+
+/// walk_leaves calling visit(packed triangle, t_best&) on each triangle of the leaves reached.
+template <class S, class Visit>
+void walk(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Visit&& visit) {
+  walk_leaves(m, seg, t_best, [&](std::uint32_t first, std::uint32_t count, S& tb) {
+    for (std::uint32_t i = 0; i < count; ++i) visit(m.blocks[first + i / 4].lane(static_cast<int>(i % 4)), tb);
+  });
 }
 
 /// Every non-degenerate triangle in index order (the brute-force oracle).
@@ -549,6 +604,44 @@ template <class S>
   }
   lambda = t / det;
   return lambda <= t_best;
+}
+
+/// ray_triangle on the four lanes of a block at once, with the same operations in the same order
+/// lane by lane (so each lane's λ is bit for bit the scalar one). Returns the lanes crossed at
+/// λ ≤ t_best (their λ in `lambda`); `redo` gets the float lanes with a zero edge function, which
+/// the caller passes to ray_triangle for its double re-evaluation.
+template <class S>
+[[gnu::always_inline]] inline int ray_block(const WatertightRay<S>& r, const TriangleBlock4<S>& blk, BackFaces bf,
+                                            S t_best, S lambda[4], int& redo) {
+  using L = Lanes4<S>;
+  const L ox = L::splat(r.ox), oy = L::splat(r.oy), oz = L::splat(r.oz), sx = L::splat(r.sx), sy = L::splat(r.sy);
+  const L Az = L::load(blk.a[r.kz]) - oz, Bz = L::load(blk.b[r.kz]) - oz, Cz = L::load(blk.c[r.kz]) - oz;
+  const L ax = (L::load(blk.a[r.kx]) - ox) - sx * Az, ay = (L::load(blk.a[r.ky]) - oy) - sy * Az;
+  const L bx = (L::load(blk.b[r.kx]) - ox) - sx * Bz, by = (L::load(blk.b[r.ky]) - oy) - sy * Bz;
+  const L cx = (L::load(blk.c[r.kx]) - ox) - sx * Cz, cy = (L::load(blk.c[r.ky]) - oy) - sy * Cz;
+  const L u = cx * by - cy * bx, v = ax * cy - ay * cx, w = bx * ay - by * ax;
+  const L zero = L::splat(S(0));
+  const int neg = L::lt_mask(u, zero) | L::lt_mask(v, zero) | L::lt_mask(w, zero);
+  const int pos = L::lt_mask(zero, u) | L::lt_mask(zero, v) | L::lt_mask(zero, w);
+  redo = 0;
+  if constexpr (sizeof(S) < sizeof(double)) redo = L::eq_mask(u, zero) | L::eq_mask(v, zero) | L::eq_mask(w, zero);
+  int keep = 0xf & ~redo & ~(bf == BackFaces::ignore ? neg : neg & pos);
+  if (keep == 0) return 0;
+  const L det = u + v + w;
+  keep &= ~L::eq_mask(det, zero);
+  const L sz = L::splat(r.sz);
+  const L t = u * (sz * Az) + v * (sz * Bz) + w * (sz * Cz);
+  constexpr S widen = S(1) + S(4) * std::numeric_limits<S>::epsilon();
+  const L bound = L::splat(t_best) * det * L::splat(widen);
+  const int det_pos = L::lt_mask(zero, det);
+  // det > 0: t in [0, bound]; det < 0: t in [bound, 0].
+  const int out_pos = L::lt_mask(t, zero) | L::lt_mask(bound, t);
+  const int out_neg = L::lt_mask(zero, t) | L::lt_mask(t, bound);
+  keep &= ~((det_pos & out_pos) | (~det_pos & out_neg));
+  if (keep == 0) return 0;
+  const L lam = t / det;
+  lam.store(lambda);
+  return keep & L::le_mask(lam, L::splat(t_best));
 }
 
 // ---- closest point (initial overlaps) ----------------------------------------------------------
@@ -756,10 +849,11 @@ std::string build_mesh(TriangleMesh<S>& m, const MeshBuildOptions& opt) {
   }
   m.nodes.clear();
   m.wide.clear();
-  m.packed.clear();
+  m.blocks.clear();
+  m.packed_triangles = 0;
   m.depth = 0;
   if (items.empty()) return {};
-  m.packed.reserve(items.size());
+  m.blocks.reserve(items.size() / 2 + 1);
   m.nodes.reserve(2 * items.size() / static_cast<std::size_t>(std::max(1, opt.leaf_size)) + 2);
   m.nodes.emplace_back();
   build_node(m, items, 0, items.size(), 0, 0, opt);
@@ -786,9 +880,12 @@ template <class S>
 MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& m, const Ray<S>& ray, const MeshRayOptions<S>& opt) {
   using namespace mesh_detail;
   MeshRayHit<S> out;
-  if (auto e = check_vec(ray.origin, "origin"); !e.empty()) return out.error = e, out;
-  if (auto e = check_vec(ray.direction, "direction"); !e.empty()) return out.error = e, out;
-  if (auto e = check_size(opt.max_lambda, "max_lambda"); !e.empty()) return out.error = e, out;
+  if (!vec_ok(ray.origin) || !vec_ok(ray.direction) || !(opt.max_lambda >= S(0)) ||
+      !(opt.max_lambda <= Tolerances<S>::max_magnitude)) [[unlikely]] {
+    if (auto e = check_vec(ray.origin, "origin"); !e.empty()) return out.error = e, out;
+    if (auto e = check_vec(ray.direction, "direction"); !e.empty()) return out.error = e, out;
+    if (auto e = check_size(opt.max_lambda, "max_lambda"); !e.empty()) return out.error = e, out;
+  }
   out.status = Status::miss;
   if (ray.direction == Vec3<S>::Zero()) return out;
   const WatertightRay<S> wr(ray);
@@ -806,8 +903,26 @@ MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& m, const Ray<S>& ray, const M
   if (opt.brute_force) {
     brute(m, best, visit);
   } else {
+    // Four triangles at a time; padding lanes repeat a triangle, which changes nothing.
+    auto leaf = [&](std::uint32_t first, std::uint32_t count, S& t_best) {
+      for (std::uint32_t b = first, end = first + (count + 3) / 4; b < end; ++b) {
+        const TriangleBlock4<S>& blk = m.blocks[b];
+        S lambda[4];
+        int redo;
+        unsigned hits = static_cast<unsigned>(ray_block(wr, blk, opt.back_faces, t_best, lambda, redo));
+        for (unsigned z = static_cast<unsigned>(redo); z != 0; z &= z - 1) visit(blk.lane(std::countr_zero(z)), t_best);
+        for (; hits != 0; hits &= hits - 1) {
+          const int l = std::countr_zero(hits);
+          if (lambda[l] <= t_best && better(lambda[l], blk.index[l], t_best, best_tri, have)) {
+            have = true;
+            t_best = lambda[l];
+            best_tri = blk.index[l];
+          }
+        }
+      }
+    };
     const Segment3<S> seg(ray.origin, ray.direction, Vec3<S>::Zero(), Vec3<S>::Zero());
-    walk(m, seg, best, visit);
+    walk_leaves(m, seg, best, leaf);
   }
   if (!have) return out;
   out.status = Status::hit;

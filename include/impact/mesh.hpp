@@ -69,29 +69,46 @@ template <class S>
 struct MeshNode {
   Vec3<S> lo{S(0), S(0), S(0)};  ///< Box minimum corner (world, length), grown a few ulps outward.
   Vec3<S> hi{S(0), S(0), S(0)};  ///< Box maximum corner.
-  /// Leaf: index of its first triangle in `TriangleMesh::packed`; inner: index of the first of its
+  /// Leaf: index of its first block in `TriangleMesh::blocks`; inner: index of the first of its
   /// two children, which are adjacent.
   std::uint32_t first = 0;
   std::uint32_t count = 0;  ///< Leaf: number of triangles (≥ 1); inner node: 0.
 };
 
-/// A node of the 4-wide tree the queries walk: the binary tree of bins collapsed so that each node
-/// holds up to four bins (Wald et al., "Getting rid of packets", 2008), their boxes side by side
-/// so one query tests all four at once.
+/// Children per node of the wide tree the queries walk.
+inline constexpr int kMeshWidth = 8;
+
+/// A node of the wide tree the queries walk: the binary tree of bins collapsed so that each node
+/// holds up to kMeshWidth bins (Wald et al., "Getting rid of packets", 2008; Embree's BVH8), their
+/// boxes side by side so one query tests them four at a time.
 template <class S>
-struct alignas(64) MeshNode4 {
+struct alignas(64) MeshWideNode {
   static constexpr std::uint32_t kEmpty = 0xffffffffu;  ///< `child` of an unused slot.
-  S lo[3][4];                 ///< lo[axis][slot]: minimum corners of the four boxes.
-  S hi[3][4];                 ///< hi[axis][slot]: maximum corners.
-  std::uint32_t child[4];     ///< Inner slot: index of a MeshNode4; leaf slot: first packed triangle; kEmpty.
-  std::uint32_t count[4];     ///< Leaf slot: number of triangles (≥ 1); inner or empty slot: 0.
+  S lo[3][kMeshWidth];                ///< lo[axis][slot]: minimum corners of the boxes.
+  S hi[3][kMeshWidth];                ///< hi[axis][slot]: maximum corners.
+  std::uint32_t child[kMeshWidth];    ///< Inner slot: index of a MeshWideNode; leaf slot: first TriangleBlock4; kEmpty.
+  std::uint32_t count[kMeshWidth];    ///< Leaf slot: number of triangles (≥ 1); inner or empty slot: 0.
 };
 
-/// A triangle's corners copied in tree order, so a leaf's triangles are contiguous in memory.
+/// A triangle's corners with its index: what the per-triangle tests of the casts take.
 template <class S>
 struct PackedTriangle {
   Vec3<S> a, b, c;           ///< Corners (world, length).
   std::uint32_t index = 0;   ///< Index into `TriangleMesh::triangles`.
+};
+
+/// Up to four triangles of one leaf, copied in tree order with their coordinates side by side
+/// (a[axis][lane]), so a ray tests all four at once. A leaf of n triangles has ⌈n/4⌉ blocks;
+/// lanes past its last triangle repeat that triangle (same corners, same index).
+template <class S>
+struct alignas(16) TriangleBlock4 {
+  S a[3][4], b[3][4], c[3][4];  ///< Corners (world, length): a[axis][lane].
+  std::uint32_t index[4];       ///< Index of each lane's triangle in `TriangleMesh::triangles`.
+  /// Lane i as a PackedTriangle.
+  [[nodiscard]] PackedTriangle<S> lane(int i) const {
+    return {Vec3<S>(a[0][i], a[1][i], a[2][i]), Vec3<S>(b[0][i], b[1][i], b[2][i]), Vec3<S>(c[0][i], c[1][i], c[2][i]),
+            index[i]};
+  }
 };
 
 /// A triangle mesh with its plane equations and AABB tree. Fill `vertices` and `triangles`, then
@@ -105,8 +122,9 @@ struct TriangleMesh {
   std::vector<S> offsets;             ///< Plane offset normal·a of each triangle (length).
   std::vector<std::uint8_t> degenerate;  ///< 1 for a triangle of zero area (never hit).
   std::vector<MeshNode<S>> nodes;     ///< AABB tree, root first; empty when no triangle can be hit.
-  std::vector<MeshNode4<S>> wide;     ///< The same bins, four to a node, root first (what queries walk).
-  std::vector<PackedTriangle<S>> packed;  ///< Non-degenerate triangles in leaf order.
+  std::vector<MeshWideNode<S>> wide;  ///< The same bins, kMeshWidth to a node, root first (what queries walk).
+  std::vector<TriangleBlock4<S>> blocks;  ///< Non-degenerate triangles in leaf order, four to a block.
+  std::size_t packed_triangles = 0;   ///< How many triangles the blocks hold (padding lanes not counted).
   int depth = 0;                      ///< Depth of the deepest leaf.
 };
 

@@ -126,6 +126,54 @@ TEST(MeshTree, EqualsBruteForceOnRandomLevelsFloat) {
   }
 }
 
+// Rays aimed exactly at vertices and edge midpoints of closed meshes (exact binary coordinates on
+// the cube, so edge functions come out exactly zero and float lanes take the double
+// re-evaluation): the tree's four-at-a-time test must pick the same triangle at the same λ as
+// brute force's one-at-a-time test, in both back-face modes and under several leaf sizes. The
+// segment ends past the target, exactly at it (a tie with max_lambda) or halfway (mostly misses).
+template <class S>
+void check_edge_rays(const MeshData& d, const MeshBuildOptions& build, std::uint64_t seed) {
+  const TriangleMesh<S> m = impact_scenes::to_mesh<S>(d, build);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int hits = 0, rays = 0;
+  for (std::size_t i = 0; i < d.triangles.size(); ++i) {
+    const auto& t = d.triangles[i];
+    for (int k = 0; k < 3; ++k) {
+      const Vec3<double> a = d.vertices[t[k]], b = d.vertices[t[(k + 1) % 3]];
+      for (const Vec3<double>& target : {a, Vec3<double>(0.5 * (a + b))}) {
+        const Vec3<double> o = Vec3<double>(u(rng), u(rng), u(rng)) * 3.0;
+        const Ray<S> ray{o.cast<S>(), (target - o).cast<S>()};
+        for (BackFaces bf : {BackFaces::ignore, BackFaces::collide}) {
+          const S ends[3] = {S(2), S(1), S(0.5)};
+          MeshRayOptions<S> ro{.max_lambda = ends[rays % 3], .back_faces = bf};
+          const auto x = mesh_ray_cast(m, ray, ro);
+          ro.brute_force = true;
+          const auto y = mesh_ray_cast(m, ray, ro);
+          ++rays;
+          ASSERT_EQ(x.status, y.status) << "triangle " << i << " corner " << k;
+          if (x.status != Status::hit) continue;
+          ++hits;
+          ASSERT_EQ(x.triangle, y.triangle) << "triangle " << i << " corner " << k;
+          ASSERT_EQ(x.lambda, y.lambda) << "triangle " << i << " corner " << k;
+        }
+      }
+    }
+  }
+  EXPECT_GE(hits, rays / 10);
+  EXPECT_LE(hits, rays * 9 / 10);
+}
+
+TEST(MeshTree, RaysAtSharedEdgesAndVerticesEqualBruteForce) {
+  std::uint64_t seed = 300;
+  for (const MeshData& d : {impact_scenes::cube_grid(1.0, 8), impact_scenes::icosphere(2, 1.5)})
+    for (const MeshBuildOptions b : {MeshBuildOptions{}, MeshBuildOptions{.leaf_size = 3},
+                                     MeshBuildOptions{.split = MeshSplit::sah, .leaf_size = 7}}) {
+      check_edge_rays<float>(d, b, ++seed);
+      check_edge_rays<double>(d, b, ++seed);
+    }
+}
+
 TEST(MeshTree, DepthLimitAndLeafSizeAreHonoured) {
   const MeshData d = impact_scenes::terrain(64, 6, 5);
   for (int depth : {0, 3, 10}) {
@@ -134,7 +182,7 @@ TEST(MeshTree, DepthLimitAndLeafSizeAreHonoured) {
   }
   const auto m = impact_scenes::to_mesh<double>(d, {.leaf_size = 8});
   for (const auto& n : m.nodes) EXPECT_LE(n.count, 8u);
-  EXPECT_EQ(m.packed.size(), d.triangles.size());
+  EXPECT_EQ(m.packed_triangles, d.triangles.size());
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ TEST(MeshBuild, PlanesAreUnitFrontNormalsAndDegenerateTrianglesAreFlagged) {
   EXPECT_EQ(m.degenerate[0], 0);
   EXPECT_EQ(m.degenerate[1], 1);  // collinear corners
   EXPECT_EQ(m.degenerate[2], 1);  // repeated corner
-  EXPECT_EQ(m.packed.size(), 1u);
+  EXPECT_EQ(m.packed_triangles, 1u);
   // A ray through the degenerate triangles' points misses them.
   const auto h = mesh_ray_cast(m, Ray<double>{V(3, 3, 10), V(0, 0, -20)}, {.back_faces = BackFaces::collide});
   EXPECT_EQ(h.status, Status::miss);
