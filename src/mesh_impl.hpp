@@ -214,6 +214,23 @@ void build_node(TriangleMesh<S>& m, std::vector<BuildItem>& items, std::size_t b
   build_node(m, items, s, end, depth + 1, child + 1, opt);
 }
 
+/// A bin's bound as a float for the wide nodes: a float bound as it is (already grown); a double
+/// one rounded outward (`side` −1: down, +1: up) and grown by box_slack<float> of its magnitude,
+/// so the float slab test has the same margin against its own rounding as a float mesh's.
+template <class S>
+float float_box_bound(S x, int side) {
+  if constexpr (std::is_same_v<S, float>) {
+    return x;
+  } else {
+    const double g = double(box_slack<float>) * std::abs(x) + double(std::numeric_limits<float>::min());
+    const double y = side < 0 ? x - g : x + g;
+    float f = static_cast<float>(y);
+    if (side < 0 && double(f) > y) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+    if (side > 0 && double(f) < y) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    return f;
+  }
+}
+
 /// Collapses binary node `b` (an inner node) into wide node `w`: starting from b's two children,
 /// the inner child with the largest box surface is replaced by its children until kMeshWidth
 /// slots are full or only leaves remain; inner slots become wide nodes in turn.
@@ -250,8 +267,8 @@ void collapse(TriangleMesh<S>& m, std::uint32_t b, std::uint32_t w) {
     }
     const MeshNode<S>& c = m.nodes[slots[i]];
     for (int k = 0; k < 3; ++k) {
-      N.lo[k][i] = c.lo[k];
-      N.hi[k][i] = c.hi[k];
+      N.lo[k][i] = float_box_bound(c.lo[k], -1);
+      N.hi[k][i] = float_box_bound(c.hi[k], +1);
     }
     N.count[i] = c.count;
     if (c.count > 0) {
@@ -351,9 +368,10 @@ struct Segment3 {
   S inv[3];
   S o_near[3], o_far[3];  // origin shifted by the growth of the near / far plane
   int near_hi[3];         // 1 when the near plane of the axis is the box's max (dir < 0)
-  // The same per axis for the four-box test: splatted to four lanes, and the byte offsets in a
-  // MeshWideNode of the near and far planes' coordinates.
-  Lanes4<S> l_inv[3], l_near[3], l_far[3];
+  // The same per axis for the wide nodes' float boxes: in float, splatted to four lanes (for a
+  // double segment: grown by float ulps of the query's magnitudes, like a float segment), and the
+  // byte offsets in a MeshWideNode of the near and far planes' coordinates.
+  Lanes4<float> l_inv[3], l_near[3], l_far[3];
   std::uint32_t near_at[3], far_at[3];
   Segment3(const Vec3<S>& o, const Vec3<S>& d, const Vec3<S>& glo_in, const Vec3<S>& ghi_in) {
     // The triangle tests round in the query's own frame (the origin, the path, the radius), so
@@ -370,11 +388,24 @@ struct Segment3 {
       // near plane lo − glo (dir ≥ 0) or hi + ghi (dir < 0); far plane the other one.
       o_near[i] = near_hi[i] ? o[i] - ghi[i] : o[i] + glo[i];
       o_far[i] = near_hi[i] ? o[i] + glo[i] : o[i] - ghi[i];
-      l_inv[i] = Lanes4<S>::splat(inv[i]);
-      l_near[i] = Lanes4<S>::splat(o_near[i]);
-      l_far[i] = Lanes4<S>::splat(o_far[i]);
-      const auto lo_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, lo) + kMeshWidth * sizeof(S) * i);
-      const auto hi_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, hi) + kMeshWidth * sizeof(S) * i);
+      if constexpr (std::is_same_v<S, float>) {
+        l_inv[i] = Lanes4<float>::splat(inv[i]);
+        l_near[i] = Lanes4<float>::splat(o_near[i]);
+        l_far[i] = Lanes4<float>::splat(o_far[i]);
+      } else {
+        // A direction component too small for a float reciprocal moves the segment by less than
+        // 4 FLT_MIN · max_magnitude along its axis: added to the slack, it is parallel there.
+        constexpr double fmin = std::numeric_limits<float>::min();
+        const double slack_f = 16.0 * std::numeric_limits<float>::epsilon() * mag + 4.0 * fmin * Tolerances<S>::max_magnitude;
+        const double lo_f = glo_in[i] + slack_f, hi_f = ghi_in[i] + slack_f;
+        const float inv_f = std::abs(d[i]) > 4.0 * fmin ? static_cast<float>(1.0 / d[i])
+                                                        : std::copysign(std::numeric_limits<float>::max(), float(d[i]));
+        l_inv[i] = Lanes4<float>::splat(inv_f);
+        l_near[i] = Lanes4<float>::splat(static_cast<float>(near_hi[i] ? o[i] - hi_f : o[i] + lo_f));
+        l_far[i] = Lanes4<float>::splat(static_cast<float>(near_hi[i] ? o[i] + lo_f : o[i] - hi_f));
+      }
+      const auto lo_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, lo) + kMeshWidth * sizeof(float) * i);
+      const auto hi_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, hi) + kMeshWidth * sizeof(float) * i);
       near_at[i] = near_hi[i] ? hi_at : lo_at;
       far_at[i] = near_hi[i] ? lo_at : hi_at;
     }
@@ -396,20 +427,22 @@ struct Segment3 {
   /// The same for the boxes of a wide node, four at a time: the entry parameters go to `out` and
   /// the result has bit i set when slot i is entered before t_max (empty slots, whose boxes are
   /// inverted infinite ones, never are).
-  int entry_wide(const MeshWideNode<S>& n, S t_max, S out[kMeshWidth]) const {
-    using L = Lanes4<S>;
+  int entry_wide(const MeshWideNode<S>& n, S t_max, float out[kMeshWidth]) const {
+    using L = Lanes4<float>;
+    float tm = static_cast<float>(t_max);  // rounded up: the far bound is never lowered
+    if (S(tm) < t_max) tm = std::nextafter(tm, std::numeric_limits<float>::infinity());
     int mask = 0;
     for (int g = 0; g < kMeshWidth; g += 4) {
-      const char* base = reinterpret_cast<const char*>(&n) + g * sizeof(S);
-      L t0 = L::splat(S(0)), t1 = L::splat(t_max);
+      const char* base = reinterpret_cast<const char*>(&n) + g * sizeof(float);
+      L t0 = L::splat(0.0f), t1 = L::splat(tm);
       for (int k = 0; k < 3; ++k) {
-        const L nb = L::load(reinterpret_cast<const S*>(base + near_at[k]));
-        const L fb = L::load(reinterpret_cast<const S*>(base + far_at[k]));
+        const L nb = L::load(reinterpret_cast<const float*>(base + near_at[k]));
+        const L fb = L::load(reinterpret_cast<const float*>(base + far_at[k]));
         t0 = L::max(t0, (nb - l_near[k]) * l_inv[k]);
         t1 = L::min(t1, (fb - l_far[k]) * l_inv[k]);
       }
       t0.store(out + g);
-      mask |= L::le_mask(t0, t1 * L::splat(slab_widen<S>)) << g;
+      mask |= L::le_mask(t0, t1 * L::splat(slab_widen<float>)) << g;
     }
     return mask;
   }
@@ -445,7 +478,7 @@ void walk_leaves(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Le
   // kMeshMaxDepth deep.
   struct Item {
     std::uint32_t ref, count;
-    S t;
+    float t;  // entry into the item's (float) box
   };
   Item stack[(kMeshWidth - 1) * kMeshMaxDepth + 8];
   int top = 0;
@@ -453,7 +486,7 @@ void walk_leaves(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Le
   for (;;) {
     if (count == 0) {
       const MeshWideNode<S>& w = m.wide[ref];
-      S t[kMeshWidth];
+      float t[kMeshWidth];
       unsigned mask = static_cast<unsigned>(seg.entry_wide(w, t_best, t));
       if (mask != 0) {
         const int i0 = std::countr_zero(mask);

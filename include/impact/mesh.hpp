@@ -80,12 +80,14 @@ inline constexpr int kMeshWidth = 8;
 
 /// A node of the wide tree the queries walk: the binary tree of bins collapsed so that each node
 /// holds up to kMeshWidth bins (Wald et al., "Getting rid of packets", 2008; Embree's BVH8), their
-/// boxes side by side so one query tests them four at a time.
+/// boxes side by side so one query tests them four at a time. The boxes are float for either
+/// precision (a double mesh's rounded outward and grown by float ulps): half the memory to walk,
+/// and culling stays conservative; the triangles themselves are tested in S.
 template <class S>
 struct alignas(64) MeshWideNode {
   static constexpr std::uint32_t kEmpty = 0xffffffffu;  ///< `child` of an unused slot.
-  S lo[3][kMeshWidth];                ///< lo[axis][slot]: minimum corners of the boxes.
-  S hi[3][kMeshWidth];                ///< hi[axis][slot]: maximum corners.
+  float lo[3][kMeshWidth];            ///< lo[axis][slot]: minimum corners of the boxes.
+  float hi[3][kMeshWidth];            ///< hi[axis][slot]: maximum corners.
   std::uint32_t child[kMeshWidth];    ///< Inner slot: index of a MeshWideNode; leaf slot: first TriangleBlock4; kEmpty.
   std::uint32_t count[kMeshWidth];    ///< Leaf slot: number of triangles (≥ 1); inner or empty slot: 0.
 };
