@@ -1108,6 +1108,16 @@ MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& m, const Shape<S>& shape, 
   if (auto e = validate(pose); !e.empty()) return out.error = "pose." + e, out;
   if (auto e = check_vec(velocity, "velocity"); !e.empty()) return out.error = e, out;
   if (auto e = check_size(opt.target_distance, "target_distance"); !e.empty()) return out.error = e, out;
+  // A sphere or a point is the exact sphere cast with its radius grown by the target distance
+  // (its centre is the shape's origin, so the back-face rule is the same); the GJK ray cast below
+  // would answer up to its tolerance early.
+  const Sphere<S>* ball = std::get_if<Sphere<S>>(&shape);
+  if (ball || std::holds_alternative<Point<S>>(shape)) {
+    MeshSphereOptions<S> so;
+    so.back_faces = opt.back_faces;
+    so.brute_force = opt.brute_force;
+    return sphere_cast_core(m, pose.position, (ball ? ball->radius : S(0)) + opt.target_distance, velocity, so, S(1));
+  }
   out.status = Status::miss;
   // The shape's box relative to its origin (world axes), grown by the target distance.
   Vec3<S> ext_lo, ext_hi;

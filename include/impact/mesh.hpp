@@ -240,7 +240,8 @@ struct MeshShapeOptions {
 };
 
 /// Casts a convex shape at `pose` moving by t·velocity, t ∈ [0, 1], against the mesh: the linear
-/// shape_cast against every triangle the tree reaches (boxes grown by the shape's extent).
+/// shape_cast against every triangle the tree reaches (boxes grown by the shape's extent). A
+/// sphere or point is the exact sphere cast of radius + target_distance (with its `feature`).
 template <class S>
 [[nodiscard]] MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& mesh, const Shape<S>& shape, const Pose<S>& pose,
                                              const Vec3<S>& velocity, const MeshShapeOptions<S>& options = {});

@@ -282,6 +282,9 @@ TEST(MeshSphere, ACollectionIsTheEarliestOfItsSpheres) {
   EXPECT_LT(hits, 240);
 }
 
+// A sphere (or point) shape is the exact sphere cast with its radius grown by the target
+// distance; a capsule of zero length is the same ball through the general path (GJK ray cast per
+// triangle), which must agree within its tolerance and never be late.
 TEST(MeshShape, ASphereShapeCastAgreesWithTheSphereCast) {
   const MeshData d = impact_scenes::icosphere(2, 2.0);
   const auto m = impact_scenes::to_mesh<double>(d);
@@ -292,15 +295,30 @@ TEST(MeshShape, ASphereShapeCastAgreesWithTheSphereCast) {
     const V p = V(u(rng), u(rng), u(rng)).normalized() * 4.0;
     const V path = (3.0 * V(u(rng), u(rng), u(rng)) - p) * (0.5 + std::abs(u(rng)));
     const double r = 0.1 + 0.5 * std::abs(u(rng));
-    const auto s = mesh_sphere_cast(m, p, r, path);
+    const double target = i % 3 == 0 ? 0.05 : 0.0;
+    const auto s = mesh_sphere_cast(m, p, r + target, path);
     Pose<double> pose;
     pose.position = p;
-    const auto c = mesh_shape_cast(m, Shape<double>{Sphere<double>{r}}, pose, path);
+    const auto c = mesh_shape_cast(m, Shape<double>{Sphere<double>{r}}, pose, path, {.target_distance = target});
     ASSERT_EQ(s.status, c.status) << i;
+    if (s.status != Status::miss) {
+      EXPECT_EQ(s.toi, c.toi) << i;
+      EXPECT_EQ(s.triangle, c.triangle) << i;
+    }
+    const auto g = mesh_shape_cast(m, Shape<double>{Capsule<double>{r, 0.0}}, pose, path, {.target_distance = target});
+    ASSERT_EQ(s.status, g.status) << i;
     if (s.status == Status::hit) {
-      EXPECT_NEAR(s.toi, c.toi, 1e-5 / path.norm() + 1e-9);
-      EXPECT_LE(c.toi, s.toi + 1e-12);  // never late
+      EXPECT_NEAR(s.toi, g.toi, 1e-5 / path.norm() + 1e-9);
+      EXPECT_LE(g.toi, s.toi + 1e-12);  // never late
       ++hits;
+    }
+    if (r < 0.2) {  // a point is a sphere of radius 0
+      const auto q = mesh_shape_cast(m, Shape<double>{Point<double>{}}, pose, path, {.target_distance = r});
+      const auto qs = mesh_sphere_cast(m, p, r, path);
+      ASSERT_EQ(q.status, qs.status) << i;
+      if (q.status != Status::miss) {
+        EXPECT_EQ(q.toi, qs.toi) << i;
+      }
     }
   }
   EXPECT_GT(hits, 90);
