@@ -677,6 +677,18 @@ template <class S>
   return keep & L::le_mask(lam, L::splat(t_best));
 }
 
+/// The unit front normal (b − a) × (c − a) / |…| of a triangle in double; false when its area is
+/// zero (or not finite). build_mesh stores it rounded to S, and a ray's answer computes it again
+/// from the hit block's corners (the same operations, so the same bits) instead of reading
+/// `normals` at a random place in memory.
+inline bool unit_front_normal(const Vec3<double>& a, const Vec3<double>& b, const Vec3<double>& c, Vec3<double>& n) {
+  const Vec3<double> cr = (b - a).cross(c - a);
+  const double len = cr.norm();
+  if (!(len > 0.0) || !std::isfinite(len)) return false;
+  n = cr / len;
+  return true;
+}
+
 // ---- closest point (initial overlaps) ----------------------------------------------------------
 
 /// Closest point of triangle (a, b, c) to p, with the feature it lies on (Ericson, Real-Time
@@ -862,13 +874,11 @@ std::string build_mesh(TriangleMesh<S>& m, const MeshBuildOptions& opt) {
     // The plane is computed in double and rounded once: float meshes get the best normal their
     // corners allow. Zero area (exactly) means degenerate.
     const Vec3<double> ad = a.template cast<double>(), bd = b.template cast<double>(), cd = c.template cast<double>();
-    const Vec3<double> cr = (bd - ad).cross(cd - ad);
-    const double len = cr.norm();
-    if (!(len > 0.0) || !std::isfinite(len)) {
+    Vec3<double> nd;
+    if (!unit_front_normal(ad, bd, cd, nd)) {
       m.degenerate[i] = 1;
       continue;
     }
-    const Vec3<double> nd = cr / len;
     m.normals[i] = nd.template cast<S>();
     m.offsets[i] = static_cast<S>(nd.dot(ad));
     BuildItem it{};
@@ -925,6 +935,8 @@ MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& m, const Ray<S>& ray, const M
   S best = opt.max_lambda;
   bool have = false;
   std::uint32_t best_tri = 0;
+  const TriangleBlock4<S>* best_blk = nullptr;  // where the tree's best triangle is stored
+  int best_lane = 0;
   auto visit = [&](const PackedTriangle<S>& tri, S& t_best) {
     S lambda;
     if (!ray_triangle(wr, tri, opt.back_faces, t_best, lambda)) return;
@@ -950,6 +962,8 @@ MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& m, const Ray<S>& ray, const M
             have = true;
             t_best = lambda[l];
             best_tri = blk.index[l];
+            best_blk = &blk;
+            best_lane = l;
           }
         }
       }
@@ -961,7 +975,14 @@ MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& m, const Ray<S>& ray, const M
   out.status = Status::hit;
   out.lambda = best;
   out.point = ray.origin + best * ray.direction;
-  out.normal = m.normals[best_tri];
+  Vec3<double> n;
+  if (best_blk != nullptr && best_blk->index[best_lane] == best_tri) {
+    const PackedTriangle<S> t = best_blk->lane(best_lane);
+    if (unit_front_normal(t.a.template cast<double>(), t.b.template cast<double>(), t.c.template cast<double>(), n))
+      out.normal = n.template cast<S>();
+  } else {
+    out.normal = m.normals[best_tri];
+  }
   out.triangle = best_tri;
   return out;
 }

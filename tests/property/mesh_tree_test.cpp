@@ -79,6 +79,8 @@ void check_level(const Level& L, const MeshBuildOptions& build, std::uint64_t se
       ++ray_hits;
       ASSERT_EQ(a.triangle, b.triangle) << L.name << " ray " << i;
       ASSERT_EQ(a.lambda, b.lambda) << L.name << " ray " << i;
+      ASSERT_EQ(a.normal, b.normal) << L.name << " ray " << i;  // recomputed by the tree, stored for brute force
+      ASSERT_EQ(a.normal, m.normals[a.triangle]) << L.name << " ray " << i;
     }
     // Spheres (small to large radii, some with a buffer).
     const S r = S(L.extent * 0.1 * std::abs(u(rng)));
@@ -164,6 +166,7 @@ void check_edge_rays(const MeshData& d, const MeshBuildOptions& build, std::uint
           ++hits;
           ASSERT_EQ(x.triangle, y.triangle) << "triangle " << i << " corner " << k;
           ASSERT_EQ(x.lambda, y.lambda) << "triangle " << i << " corner " << k;
+          ASSERT_EQ(x.normal, y.normal) << "triangle " << i << " corner " << k;
         }
       }
     }
