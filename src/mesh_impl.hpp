@@ -935,18 +935,23 @@ MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& m, const Ray<S>& ray, const M
   S best = opt.max_lambda;
   bool have = false;
   std::uint32_t best_tri = 0;
-  const TriangleBlock4<S>* best_blk = nullptr;  // where the tree's best triangle is stored
+  const TriangleBlock4<S>* best_blk = nullptr;  // where the tree's best triangle is stored (null: brute force)
   int best_lane = 0;
-  auto visit = [&](const PackedTriangle<S>& tri, S& t_best) {
-    S lambda;
-    if (!ray_triangle(wr, tri, opt.back_faces, t_best, lambda)) return;
-    if (!better(lambda, tri.index, t_best, best_tri, have)) return;
+  // A crossing at λ of triangle `index` (stored in lane `lane` of `blk`) becomes the answer when
+  // it is earlier, or as early with a lower index.
+  auto take = [&](S lambda, std::uint32_t index, const TriangleBlock4<S>* blk, int lane, S& t_best) {
+    if (!better(lambda, index, t_best, best_tri, have)) return;
     have = true;
     t_best = lambda;
-    best_tri = tri.index;
+    best_tri = index;
+    best_blk = blk;
+    best_lane = lane;
   };
   if (opt.brute_force) {
-    brute(m, best, visit);
+    brute(m, best, [&](const PackedTriangle<S>& tri, S& t_best) {
+      S lambda;
+      if (ray_triangle(wr, tri, opt.back_faces, t_best, lambda)) take(lambda, tri.index, nullptr, 0, t_best);
+    });
   } else {
     // Four triangles at a time; padding lanes repeat a triangle, which changes nothing.
     auto leaf = [&](std::uint32_t first, std::uint32_t count, S& t_best) {
@@ -955,16 +960,13 @@ MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& m, const Ray<S>& ray, const M
         S lambda[4];
         int redo;
         unsigned hits = static_cast<unsigned>(ray_block(wr, blk, opt.back_faces, t_best, lambda, redo));
-        for (unsigned z = static_cast<unsigned>(redo); z != 0; z &= z - 1) visit(blk.lane(std::countr_zero(z)), t_best);
+        for (unsigned z = static_cast<unsigned>(redo); z != 0; z &= z - 1) {
+          const int l = std::countr_zero(z);
+          if (ray_triangle(wr, blk.lane(l), opt.back_faces, t_best, lambda[l])) hits |= 1u << l;
+        }
         for (; hits != 0; hits &= hits - 1) {
           const int l = std::countr_zero(hits);
-          if (lambda[l] <= t_best && better(lambda[l], blk.index[l], t_best, best_tri, have)) {
-            have = true;
-            t_best = lambda[l];
-            best_tri = blk.index[l];
-            best_blk = &blk;
-            best_lane = l;
-          }
+          take(lambda[l], blk.index[l], &blk, l, t_best);
         }
       }
     };
@@ -976,10 +978,11 @@ MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& m, const Ray<S>& ray, const M
   out.lambda = best;
   out.point = ray.origin + best * ray.direction;
   Vec3<double> n;
-  if (best_blk != nullptr && best_blk->index[best_lane] == best_tri) {
+  if (best_blk != nullptr) {
     const PackedTriangle<S> t = best_blk->lane(best_lane);
-    if (unit_front_normal(t.a.template cast<double>(), t.b.template cast<double>(), t.c.template cast<double>(), n))
-      out.normal = n.template cast<S>();
+    if (!unit_front_normal(t.a.template cast<double>(), t.b.template cast<double>(), t.c.template cast<double>(), n))
+      n = m.normals[best_tri].template cast<double>();  // not reached: blocks hold no degenerate triangle
+    out.normal = n.template cast<S>();
   } else {
     out.normal = m.normals[best_tri];
   }
