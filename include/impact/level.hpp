@@ -8,8 +8,9 @@
 // cross (either way) to pass from one room to the other, and may be larger than the opening.
 //
 // Carving removes every triangle the blast sphere touches (no walls are added around the hole:
-// the hole is simply open) and adds a spherical portal between the rooms whose cells the blast
-// sphere reaches, so casts pass through the hole into the room behind.
+// the hole is simply open) and adds one spherical portal joining all the rooms whose cells the
+// hole reaches, so casts pass through the hole into the rooms behind. One portal per carve, of
+// size proportional to the rooms it joins (not one per pair of them).
 #pragma once
 
 #include <impact/mesh.hpp>
@@ -33,12 +34,15 @@ struct Room {
   std::vector<std::uint32_t> portals;       ///< Indices of the portals touching this room.
 };
 
-/// A way between two rooms: a planar convex quad (crossed either way) or, for carved holes, a
-/// sphere (entered).
+/// A way between rooms: a planar convex quad (crossed either way) between two rooms or, for
+/// carved holes, a sphere (entered) that joins every room in `joined`.
 template <class S>
 struct Portal {
-  std::array<std::uint32_t, 2> rooms{0, 0};  ///< The two rooms it joins.
+  std::array<std::uint32_t, 2> rooms{0, 0};  ///< The two rooms a quad joins (sphere: the first two of `joined`).
   bool sphere = false;                        ///< True for a carved hole's spherical portal.
+  /// Sphere portals: every room the hole joins, sorted, each once (build_level fills it from
+  /// `rooms` when empty). A cast that enters the sphere from any of them may enter all the others.
+  std::vector<std::uint32_t> joined;
   std::array<Vec3<S>, 4> corners{Vec3<S>::Zero(), Vec3<S>::Zero(), Vec3<S>::Zero(), Vec3<S>::Zero()};           ///< Quad corners in order (quad portals).
   Vec3<S> center{S(0), S(0), S(0)};           ///< Sphere portal centre (world, length).
   S radius = S(0);                            ///< Sphere portal radius (length).
@@ -94,15 +98,18 @@ struct CarveReport {
   std::vector<std::uint32_t> rooms;        ///< Rooms whose triangles were removed (and tree rebuilt).
   std::vector<std::uint32_t> removed;      ///< Triangles removed from each of those rooms.
   std::vector<double> rebuild_seconds;     ///< Tree rebuild time of each of those rooms.
-  int portals_added = 0;                   ///< Spherical portals added between rooms.
+  int portals_added = 0;                   ///< Spherical portals added (0 or 1).
+  std::vector<std::uint32_t> joined;       ///< Rooms the added portal joins (sorted; empty when none).
   std::string error;                       ///< Non-empty when the blast was invalid (nothing changed).
 };
 
 /// Removes every triangle the blast sphere touches (closest point within `radius`), rebuilds the
 /// trees of only the rooms that lost triangles, and joins the rooms whose cells the hole reaches
-/// by a spherical portal around the hole (centre `center`, radius the farthest corner of a removed
-/// triangle, so the portal covers the whole opening). Triangle indices of a rebuilt room are
-/// renumbered (kept order).
+/// by one spherical portal around the hole (centre `center`, radius the farthest corner of a
+/// removed triangle, so the portal covers the whole opening), added when triangles were removed
+/// and at least two rooms are reached. Triangle indices of a rebuilt room are renumbered (kept
+/// order). Cost: a box test per room, the closest-point test of each triangle of the rooms whose
+/// box the blast reaches, the rebuilds, and O(k) for a portal joining k rooms.
 template <class S>
 CarveReport carve(Level<S>& level, const Vec3<S>& center, S radius);
 

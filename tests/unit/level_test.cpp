@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace {
@@ -119,6 +120,33 @@ TEST(Level, CarvingRebuildsOnlyTheTouchedRoomsAndOpensAHole) {
   EXPECT_NEAR(sphere.hit.toi, (12 - 0.2) / 12, 1e-14);
   // And the walk still equals brute force over the carved level.
   expect_walk_equals_brute_force(L, 37);
+}
+
+TEST(Level, ABlastReachingManyRoomsAddsOnePortalAndTheWalkStillEqualsBruteForce) {
+  Level<double> L = make_level(impact_scenes::level(5, 8));
+  const std::size_t portals0 = L.portals.size();
+  const V blast(16, 1.0, 2.5);
+  const CarveReport rep = carve(L, blast, 9.0);
+  ASSERT_EQ(rep.error, "");
+  EXPECT_EQ(rep.portals_added, 1);
+  ASSERT_EQ(L.portals.size(), portals0 + 1);  // one portal, not one per pair of rooms
+  const Portal<double>& p = L.portals.back();
+  EXPECT_TRUE(p.sphere);
+  EXPECT_EQ(p.joined, rep.joined);
+  ASSERT_GE(rep.joined.size(), 3u);
+  // It joins exactly the rooms whose cells its sphere reaches, each listing it once.
+  for (std::uint32_t r = 0; r < L.rooms.size(); ++r) {
+    const V q = blast.cwiseMax(L.rooms[r].cell_lo).cwiseMin(L.rooms[r].cell_hi);
+    const bool reached = (q - blast).norm() <= p.radius;
+    EXPECT_EQ(std::count(rep.joined.begin(), rep.joined.end(), r), reached ? 1 : 0) << r;
+    EXPECT_EQ(std::count(L.rooms[r].portals.begin(), L.rooms[r].portals.end(), portals0), reached ? 1 : 0) << r;
+  }
+  expect_walk_equals_brute_force(L, 41);
+  // A second blast elsewhere adds a second portal; walks still equal brute force.
+  const CarveReport rep2 = carve(L, V(30, 6.0, 1.0), 3.0);
+  ASSERT_EQ(rep2.error, "");
+  EXPECT_EQ(L.portals.size(), portals0 + static_cast<std::size_t>(1 + rep2.portals_added));
+  expect_walk_equals_brute_force(L, 43);
 }
 
 }  // namespace
