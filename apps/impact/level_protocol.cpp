@@ -31,6 +31,7 @@ struct StoredLevel {
         Portal<float> x;
         x.rooms = p.rooms;
         x.sphere = p.sphere;
+        x.joined = p.joined;
         for (int k = 0; k < 4; ++k) x.corners[k] = p.corners[k].cast<float>();
         x.center = p.center.cast<float>();
         x.radius = static_cast<float>(p.radius);
@@ -63,19 +64,19 @@ BackFaces back_faces_of(Fields& f) {
   throw Bad{"back_faces: expected \"ignore\" or \"collide\", got '" + s + "'"};
 }
 
-int start_room(Fields& f, std::size_t rooms) {
-  const json* v = f.optional("room");
-  if (!v) return -1;
-  const double x = number(*v, "room");
-  if (x != std::floor(x) || x < 0 || x >= static_cast<double>(rooms)) throw Bad{"room: no such room"};
-  return static_cast<int>(x);
+/// A room index: an integer (written as one) below the level's room count.
+std::uint32_t room_index(const json& v, const std::string& path, std::size_t rooms) {
+  if (v.is_number_integer() && (v.get<std::int64_t>() < 0 || v.get<std::uint64_t>() >= rooms))
+    throw Bad{path + ": no such room"};
+  return static_cast<std::uint32_t>(integer(v, path, 0, static_cast<std::int64_t>(rooms) - 1));
 }
 
-int positive_int(const json& v, const std::string& path, int hi) {
-  const double x = number(v, path);
-  if (x != std::floor(x) || x < 1 || x > hi) throw Bad{path + ": expected an integer in [1, " + std::to_string(hi) + "]"};
-  return static_cast<int>(x);
+int start_room(Fields& f, std::size_t rooms) {
+  const json* v = f.optional("room");
+  return v ? static_cast<int>(room_index(*v, "room", rooms)) : -1;
 }
+
+int positive_int(const json& v, const std::string& path, int hi) { return static_cast<int>(integer(v, path, 1, hi)); }
 
 void define_level(Fields& f, ojson& out) {
   const std::string name = text(f.required("name"), "name");
@@ -113,9 +114,7 @@ void define_level(Fields& f, ojson& out) {
       if (!rs.is_array() || rs.size() != 2) throw Bad{pf.at("rooms") + ": expected [room, room]"};
       for (int k = 0; k < 2; ++k) {
         const std::string rp = pf.at("rooms") + "." + std::to_string(k);
-        const double x = number(rs[k], rp);
-        if (x != std::floor(x) || x < 0 || x >= static_cast<double>(rooms.size())) throw Bad{rp + ": no such room"};
-        p.rooms[k] = static_cast<std::uint32_t>(x);
+        p.rooms[k] = room_index(rs[k], rp, rooms.size());
       }
       if (!cs.is_array() || cs.size() != 4) throw Bad{pf.at("corners") + ": expected 4 corners"};
       for (int k = 0; k < 4; ++k) p.corners[k] = vec(cs[k], pf.at("corners") + "." + std::to_string(k));
@@ -219,6 +218,7 @@ void answer_level_query(const std::string& q, Fields& f, bool use_float, ojson& 
     out["removed"] = rep.removed;
     out["rebuild_seconds"] = rep.rebuild_seconds;
     out["portals_added"] = rep.portals_added;
+    out["portal_rooms"] = rep.joined;
   } else {
     throw Bad{"query: unknown query '" + q + "'"};
   }

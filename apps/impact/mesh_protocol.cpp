@@ -27,12 +27,10 @@ std::map<std::string, std::shared_ptr<StoredMesh>, std::less<>>& store() {
   return meshes;
 }
 
+/// A vertex index: an integer written as one (`2.0` is refused, as in OBJ files).
 std::uint32_t index_in(const json& v, const std::string& path) {
-  if (!v.is_number_integer() && !(v.is_number_float() && std::floor(v.get<double>()) == v.get<double>()))
-    throw Bad{path + ": expected a non-negative integer index"};
-  const double x = v.get<double>();
-  if (x < 0 || x > 4294967295.0) throw Bad{path + ": expected a non-negative integer index"};
-  return static_cast<std::uint32_t>(x);
+  if (!v.is_number_integer()) throw Bad{path + ": expected a non-negative integer index (written without '.' or exponent)"};
+  return static_cast<std::uint32_t>(integer(v, path, 0, 4294967295));
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // impact — parse.cpp: the strict JSON reading shared by the `impact query` handlers.
 #include "parse.hpp"
 
+#include "json_line.hpp"
+
 #include <impact/tolerances.hpp>
 
 #include <cctype>
@@ -15,57 +17,26 @@ std::string join(const std::string& path, std::string_view key) {
   return path.empty() ? std::string(key) : path + "." + std::string(key);
 }
 
-/// Replaces number literals that overflow a double by the kOverflow string, outside strings.
-std::string neutralize_overflow(const std::string& line) {
-  std::string out;
-  out.reserve(line.size() + 16);
-  bool in_string = false;
-  for (std::size_t i = 0; i < line.size();) {
-    const char c = line[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < line.size()) {
-        out += line[i + 1];
-        i += 2;
-        continue;
-      }
-      if (c == '"') in_string = false;
-      ++i;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      out += c;
-      ++i;
-      continue;
-    }
-    if (c == '-' || (c >= '0' && c <= '9')) {
-      std::size_t j = i + 1;
-      while (j < line.size() && (std::isdigit(static_cast<unsigned char>(line[j])) || line[j] == '.' ||
-                                 line[j] == 'e' || line[j] == 'E' || line[j] == '+' || line[j] == '-'))
-        ++j;
-      const std::string tok = line.substr(i, j - i);
-      const double x = std::strtod(tok.c_str(), nullptr);
-      if (std::isinf(x)) {
-        out += "\"\\u0001overflow\"";  // the JSON spelling of kOverflow
-      } else {
-        out += tok;
-      }
-      i = j;
-      continue;
-    }
-    out += c;
-    ++i;
-  }
-  return out;
-}
-
 double number(const json& v, const std::string& path) {
-  if (v.is_string() && v.get_ref<const std::string&>() == kOverflow) throw Bad{path + ": not finite"};
+  if (is_overflow(v)) throw Bad{path + ": not finite (the literal overflows a double)"};
   if (!v.is_number()) throw Bad{path + ": expected a number"};
   const double x = v.get<double>();
   if (!std::isfinite(x)) throw Bad{path + ": not finite"};
   if (std::abs(x) > Tolerances<double>::max_magnitude) throw Bad{path + ": out of range (|x| > 1e12)"};
+  return x;
+}
+
+std::int64_t integer(const json& v, const std::string& path, std::int64_t lo, std::int64_t hi) {
+  const auto range = [&] {
+    std::string r("[");
+    r.append(std::to_string(lo)).append(", ").append(std::to_string(hi)).append("]");
+    return r;
+  };
+  if (!v.is_number_integer()) throw Bad{path + ": expected an integer in " + range() + " (written without '.' or exponent)"};
+  // An unsigned above int64's range is above every hi.
+  const bool above = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi);
+  const std::int64_t x = above ? hi : v.get<std::int64_t>();
+  if (above || x < lo || x > hi) throw Bad{path + ": out of range (expected an integer in " + range() + ")"};
   return x;
 }
 
@@ -85,7 +56,7 @@ std::string text(const json& v, const std::string& path) {
   return v.get<std::string>();
 }
 
-Shape<double> parse_shape(const json& j, const std::string& path) {
+Shape<double> parse_shape(const json& j, const std::string& path, int minkowski_depth) {
   Fields f(j, path);
   const std::string type = text(f.required("type"), f.at("type"));
   Shape<double> s;
@@ -119,8 +90,12 @@ Shape<double> parse_shape(const json& j, const std::string& path) {
     if (!built.ok()) throw Bad{join(path, built.error)};
     s = std::move(built.hull);
   } else if (type == "minkowski") {
-    auto a = std::make_shared<const Shape<double>>(parse_shape(f.required("a"), f.at("a")));
-    auto b = std::make_shared<const Shape<double>>(parse_shape(f.required("b"), f.at("b")));
+    if (minkowski_depth >= kMaxMinkowskiDepth)
+      throw Bad{path + ": minkowski nested deeper than " + std::to_string(kMaxMinkowskiDepth) +
+                " levels (the minkowski nesting limit)"};
+    const int d = minkowski_depth + 1;
+    auto a = std::make_shared<const Shape<double>>(parse_shape(f.required("a"), f.at("a"), d));
+    auto b = std::make_shared<const Shape<double>>(parse_shape(f.required("b"), f.at("b"), d));
     s = MinkowskiShape<double>{std::move(a), std::move(b)};
   } else {
     throw Bad{f.at("type") + ": unknown shape type '" + type + "'"};

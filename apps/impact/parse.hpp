@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,14 +22,11 @@ struct Bad {
   std::string message;
 };
 
-/// Stands in for a number literal too large for a double (1e400): nlohmann rejects the whole
-/// line for it, which would lose the id. The parser turns it into "not finite" for its field.
-inline constexpr std::string_view kOverflow = "\x01overflow";
+/// Deepest accepted nesting of `minkowski` shapes (a minkowski whose `a` is a minkowski is 2 deep):
+/// a chain of 17 shapes. Parsing, conversion and support mapping recurse once per level.
+inline constexpr int kMaxMinkowskiDepth = 16;
 
 std::string join(const std::string& path, std::string_view key);
-
-/// Replaces number literals that overflow a double by the kOverflow string, outside strings.
-std::string neutralize_overflow(const std::string& line);
 
 /// The fields of one JSON object: records which keys the parser asked for, so `finish` can
 /// reject the rest (a typo must not silently change a query).
@@ -62,13 +60,17 @@ class Fields {
   std::vector<std::string_view> allowed_;
 };
 
-/// A finite number within the protocol's range (|x| <= 1e12).
+/// A finite number within the protocol's range (|x| <= 1e12). A literal that overflows a double
+/// (json_line.hpp's marker) is "not finite".
 double number(const json& v, const std::string& path);
+/// An integer written as one (no fraction or exponent: `2.0` and `2e0` are refused) in [lo, hi].
+std::int64_t integer(const json& v, const std::string& path, std::int64_t lo, std::int64_t hi);
 /// A finite number >= 0.
 double size(const json& v, const std::string& path);
 Vec3<double> vec(const json& v, const std::string& path);
 std::string text(const json& v, const std::string& path);
-Shape<double> parse_shape(const json& j, const std::string& path);
+/// A shape; `minkowski_depth` is the number of minkowski shapes that enclose it.
+Shape<double> parse_shape(const json& j, const std::string& path, int minkowski_depth = 0);
 Pose<double> parse_pose(const json& j, const std::string& path);
 
 struct Motion {

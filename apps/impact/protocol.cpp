@@ -6,6 +6,7 @@
 // throwing `Bad`, caught in `answer_line`; the library itself never throws.
 #include "protocol.hpp"
 
+#include "json_line.hpp"
 #include "mesh_protocol.hpp"
 #include "parse.hpp"
 
@@ -223,44 +224,50 @@ bool all_numbers_finite(const ojson& o) {
   return true;
 }
 
+std::string invalid_answer(const ojson& id, const std::string& error) {
+  ojson err;
+  err["id"] = id;
+  err["status"] = "invalid_input";
+  err["error"] = error;
+  return err.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 }  // namespace
 
-std::string answer_line(const std::string& raw) {
-  std::string line = raw;
-  if (!line.empty() && line.back() == '\r') line.pop_back();
+std::string answer_line(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  ParsedLine parsed = parse_line(line);
+  if (!parsed.error.empty()) return invalid_answer(parsed.id, parsed.error);
+  const json& j = parsed.value;
   ojson out;
   out["id"] = nullptr;
-  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) j = json::parse(neutralize_overflow(line), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    out["status"] = "invalid_input";
-    out["error"] = j.is_discarded() ? "line: not valid JSON" : "line: expected a JSON object";
-    return out.dump();
+  if (auto it = j.find("id"); it != j.end()) {
+    // The id is echoed as written; a number no double holds cannot be (protocol: invalid input).
+    if (holds_overflow(*it)) return invalid_answer(nullptr, "id: holds a number that overflows a double (not finite)");
+    out["id"] = *it;
   }
-  if (auto it = j.find("id"); it != j.end()) out["id"] = *it;
   try {
     answer_query(j, out);
     if (!all_numbers_finite(out)) throw Bad{"internal: the query produced a non-finite number"};
   } catch (const Bad& e) {
-    ojson err;
-    err["id"] = out["id"];
-    err["status"] = "invalid_input";
-    err["error"] = e.message;
-    return err.dump();
+    return invalid_answer(out["id"], e.message);
   } catch (const std::exception& e) {
-    ojson err;
-    err["id"] = out["id"];
-    err["status"] = "invalid_input";
-    err["error"] = std::string("internal: ") + e.what();
-    return err.dump();
+    return invalid_answer(out["id"], std::string("internal: ") + e.what());
   }
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 int run_query_stream(std::istream& in, std::ostream& out) {
   std::string line;
-  while (std::getline(in, line)) {
-    out << answer_line(line) << '\n';
+  for (;;) {
+    const LineRead r = read_line(in, line);
+    if (r == LineRead::end) break;
+    if (r == LineRead::too_long) {
+      out << invalid_answer(nullptr, "line: longer than " + std::to_string(kMaxLineBytes) + " bytes (the line limit)");
+    } else {
+      out << answer_line(line);
+    }
+    out << '\n';
     out.flush();
     if (!out) return 1;
   }

@@ -136,9 +136,18 @@ struct TriangleMesh {
 template <class S>
 [[nodiscard]] std::string build_mesh(TriangleMesh<S>& mesh, const MeshBuildOptions& options = {});
 
+/// Largest OBJ file `load_obj` reads: 32 MiB, the longest `impact query` line. At most about 4
+/// million triangles (8 bytes per `f 1 2 3`), whose built mesh takes about 1 GB (a 64 MiB file of
+/// them: 8.4 million triangles, 2.0 GB, 5.4 s); an OBJ of that size with
+/// 6-decimal coordinates holds about 800,000.
+inline constexpr std::uintmax_t kObjMaxFileBytes = std::uintmax_t{32} << 20;
+
 /// Reads the vertices and faces of a Wavefront OBJ file (all objects, in file order; polygons are
-/// fanned into triangles from their first corner). Returns an empty string on success, else what
-/// is wrong (file missing, malformed line, index out of range).
+/// fanned into triangles from their first corner). Strict: the path must name a regular file of
+/// at most kObjMaxFileBytes whose every statement is OBJ (`v` and `f` read, the others skipped),
+/// with whole numbers, integer face indices and at least one face. Returns an empty string on
+/// success, else what is wrong (not a regular file, too large, malformed line, index out of range,
+/// no faces).
 [[nodiscard]] std::string load_obj(const std::string& path, std::vector<Vec3<double>>& vertices,
                                    std::vector<std::array<std::uint32_t, 3>>& triangles);
 
