@@ -1145,7 +1145,7 @@ MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& m, const Shape<S>& shape, 
   out.status = Status::miss;
   // The shape's box relative to its origin (world axes), grown by the target distance.
   Vec3<S> ext_lo, ext_hi;
-  const Mat3<S> rot = pose.rotation.toRotationMatrix();
+  const Mat3<S> rot = Transform<S>::unit(pose.rotation).toRotationMatrix();
   for (int k = 0; k < 3; ++k) {
     const Vec3<S> axis = rot.row(k).transpose();  // world axis k in the local frame
     ext_hi[k] = rot.row(k).dot(support(shape, axis)) + opt.target_distance;

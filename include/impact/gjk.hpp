@@ -16,6 +16,7 @@
 #include <impact/detail/closed_form.hpp>
 #include <impact/detail/johnson.hpp>
 #include <impact/detail/projection_distance.hpp>
+#include <impact/detail/promote.hpp>
 #include <impact/math.hpp>
 #include <impact/status.hpp>
 #include <impact/tolerances.hpp>
@@ -80,11 +81,6 @@ struct IntersectResult {
 
 namespace detail {
 
-template <class T, class S>
-concept HintedSupport = requires(const T& t, const Vec3<S>& d, int& h) {
-  { t.support(d, h) } -> std::convertible_to<Vec3<S>>;
-};
-
 template <class S, class T>
 [[nodiscard]] inline Vec3<S> support_with_hint(const T& shape, const Vec3<S>& d, int& hint) {
   if constexpr (HintedSupport<T, S>)
@@ -116,22 +112,26 @@ Vec3<S> simplex_normal(const Johnson<S>& w, const Vec3<S>& v) {
 
 /// Core GJK loop, in A's local frame. `Boolean` selects the intersection test (separating-axis
 /// early out) over the distance query.
-template <bool Boolean, class S, class A, class B>
+template <class S>
 struct GjkOutput {
   Status status;
   Vec3<S> v;       // closest point of the core CSO to the origin (A's frame)
   Vec3<S> pa, pb;  // witness points on the cores (A's frame)
   S lower;         // proven lower bound of the core distance: max over iterations of v·w/‖v‖
   int iterations;
+  /// False when rounding stopped the descent (or the cap did) before the answer was proven:
+  /// gjk_solve then runs the loop again in a wider scalar.
+  bool certified = true;
+  S scale = S(0);  // largest ‖y‖ of the final simplex (the scale of its rounding errors)
 };
 
 template <bool Boolean, class S, class A, class B>
-GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radius_b, const Transform<S>& b_in_a,
+GjkOutput<S> gjk_core(const A& a, S radius_a, const B& b, S radius_b, const Transform<S>& b_in_a,
                                      const GjkOptions<S>& opt, GjkCache<S>* cache) {
   const S radii = radius_a + radius_b;
   if constexpr (kClosedForm<A, B, S>) {
     // Point and segment cores against points, boxes and segments: exact, no iteration.
-    GjkOutput<Boolean, S, A, B> out;
+    GjkOutput<S> out;
     closed_form_closest<S>(a, b, b_in_a, out.pa, out.pb);
     out.v = out.pa - out.pb;
     const S vv = out.v.squaredNorm();
@@ -163,7 +163,7 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
                                         warm ? &start : nullptr);
     newton_steps = pd.iterations;
     if (done) {
-      GjkOutput<Boolean, S, A, B> out;
+      GjkOutput<S> out;
       out.v = pd.v;
       out.pa = pd.pa;
       out.pb = pd.pb;
@@ -220,6 +220,7 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
   }
 
   Status status = Status::max_iterations;
+  bool stalled = false;  // rounding, not a proof, ended the loop
   int it = 0;
   S vv = v.squaredNorm();
   S lower_vw = 0, lower_vv = 1;  // best lower bound so far as the ratio vw/‖v‖ (no square root per iteration)
@@ -263,7 +264,7 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
     simplex.add(w, pa, pb);
     Vec3<S> next;
     bool ok = simplex.closest(next);
-    if constexpr (sizeof(S) == 8) {
+    if constexpr (sizeof(S) >= 8) {
       // Johnson's coordinates are ratios of determinants built from dot products of the y_i.
       // Near a curved surface the support points crowd together (a cylinder's side gives points
       // on its two rims, a unit apart along the axis and 1e-4 apart across), and on such thin
@@ -275,14 +276,29 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
       // normals off by more than 1e-6 rad in 98% of cases before, none after, at 36 iterations
       // instead of a premature stop at 21. Double only: in float the geometric points were
       // measured worse than Johnson's on polytope pairs (14 random batteries regressed).
+      // Both refinements rewrite W's membership and weights; one that is not taken must leave
+      // Johnson's, or the witnesses (from the weights) stop matching v: measured 4e-7 apart on a
+      // box face against a cone's rim, with the normal that far off the points.
       Vec3<S> g;
       const int k = simplex.count();
+      const unsigned johnson_bits = simplex.bits;
+      S johnson_lambda[4];
+      std::copy(std::begin(simplex.lambda), std::end(simplex.lambda), johnson_lambda);
+      auto keep_johnson = [&] {
+        simplex.bits = johnson_bits;
+        std::copy(std::begin(johnson_lambda), std::end(johnson_lambda), simplex.lambda);
+      };
       if (ok && k >= 2 && k <= 3 && simplex.refine_subset(g) && g.squaredNorm() < vv) {
         next = g;
-      } else if ((!ok || next.squaredNorm() >= vv || (k >= 2 && k <= 3)) && simplex.closest_geometric(g) &&
-                 g.squaredNorm() < vv) {
-        next = g;
-        ok = true;
+      } else {
+        keep_johnson();
+        if ((!ok || next.squaredNorm() >= vv || (k >= 2 && k <= 3)) && simplex.closest_geometric(g) &&
+            g.squaredNorm() < vv) {
+          next = g;
+          ok = true;
+        } else {
+          keep_johnson();
+        }
       }
     }
     const S nn = next.squaredNorm();
@@ -296,7 +312,7 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
       break;
     }
     // (In double a backup subset that still makes progress is kept and the descent goes on.)
-    if (nn >= vv || (!ok && sizeof(S) != 8)) {
+    if (nn >= vv || (!ok && sizeof(S) < 8)) {
 
       // Rounding stopped the descent: keep the smaller of the two bounds and stop. Without any
       // separating plane seen (every v·w ≤ 0) nothing proves the shapes apart: the origin is
@@ -328,6 +344,7 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
         }
       }
       status = lower_vw > S(0) ? Status::separated : Status::intersecting;
+      stalled = true;
       break;
     }
     v = next;
@@ -355,11 +372,23 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
       }
     }
   }
-  GjkOutput<Boolean, S, A, B> out;
+  GjkOutput<S> out;
   out.v = v;
   out.iterations = it + newton_steps;
   out.lower = status == Status::intersecting ? S(0) : lower_vw / std::sqrt(lower_vv);
+  out.scale = std::sqrt(simplex.max_vertex_norm2());
   simplex.witnesses(out.pa, out.pb);
+  // Proven? The cap is not a proof; an overlap claimed after a stall is a proof only when v is at
+  // the rounding level; a separation only when the gap between ‖v‖ and the lower bound is within
+  // the termination test's own slack (ten times the relative tolerance) plus rounding.
+  if (status == Status::max_iterations) {
+    out.certified = false;
+  } else if (status == Status::intersecting) {
+    out.certified = !stalled || vv <= Tolerances<S>::gjk_tiny_squared * simplex.max_vertex_norm2();
+  } else {
+    const S len = std::sqrt(vv);
+    out.certified = len - out.lower <= S(10) * opt.relative_tolerance * len + S(64) * Tolerances<S>::epsilon * out.scale;
+  }
   if (status == Status::separated || status == Status::max_iterations) {
     if constexpr (!Boolean) {
       if (vv <= radii * radii) status = Status::intersecting;
@@ -387,6 +416,92 @@ GjkOutput<Boolean, S, A, B> gjk_core(const A& a, S radius_a, const B& b, S radiu
   return out;
 }
 
+/// The scalar GJK's loop computes in for shapes of scalar S: double for float shapes (float
+/// arithmetic stalls the descent above float's own tolerance), S itself otherwise.
+template <class S>
+using GjkCompute = std::conditional_t<(sizeof(S) < sizeof(double)), double, S>;
+
+/// The cache of one scalar as the cache of another (a handful of points: exact widening, or the
+/// rounding of points that are then only a warm start).
+template <class T, class S>
+GjkCache<T> convert_cache(const GjkCache<S>& c) {
+  if constexpr (std::is_same_v<T, S>) {
+    return c;
+  } else {
+    GjkCache<T> out;
+    out.count = c.count;
+    for (int i = 0; i < 4; ++i) {
+      out.local_a[i] = c.local_a[i].template cast<T>();
+      out.local_b[i] = c.local_b[i].template cast<T>();
+    }
+    out.axis = c.axis.template cast<T>();
+    out.hint_a = c.hint_a;
+    out.hint_b = c.hint_b;
+    out.has_point_b = c.has_point_b;
+    out.point_b = c.point_b.template cast<T>();
+    return out;
+  }
+}
+
+template <class T, class S>
+GjkOutput<T> convert_output(const GjkOutput<S>& g) {
+  if constexpr (std::is_same_v<T, S>) {
+    return g;
+  } else {
+    return {g.status, g.v.template cast<T>(), g.pa.template cast<T>(), g.pb.template cast<T>(), T(g.lower),
+            g.iterations, g.certified, T(g.scale)};
+  }
+}
+
+/// GJK in scalar C on shapes of scalar S placed by ta and tb (the relative placement is computed
+/// in C too, so far-apart scenes lose nothing to S's rounding of it).
+template <bool Boolean, class C, class S, class A, class B>
+GjkOutput<C> gjk_in(const A& a, S radius_a, const Transform<S>& ta, const B& b, S radius_b, const Transform<S>& tb,
+                    const GjkOptions<S>& opt, GjkCache<C>* cache) {
+  if constexpr (std::is_same_v<C, S>) {
+    return gjk_core<Boolean, S>(a, radius_a, b, radius_b, ta.relative(tb), opt, cache);
+  }
+  const GjkOptions<C> wide{C(opt.relative_tolerance), opt.max_iterations};
+  const Transform<C> b_in_a = promote_transform<C>(ta).relative(promote_transform<C>(tb));
+  return gjk_core<Boolean, C>(promote<C, S>(a), C(radius_a), promote<C, S>(b), C(radius_b), b_in_a, wide, cache);
+}
+
+/// GJK as the queries run it: the loop in GjkCompute<S>; where rounding stopped it before a proof
+/// (a stall on the thin simplices of curved shapes, about 1e-8 of the distance in double), once
+/// more in long double from a cold start, keeping whichever answer is proven, else the one with
+/// the smaller upper bound and the larger lower bound. Measured on the random batteries (ten
+/// shape types, 10,000 pairs each): see docs/tolerances.md.
+template <bool Boolean, class S, class A, class B>
+GjkOutput<S> gjk_solve(const A& a, S radius_a, const Transform<S>& ta, const B& b, S radius_b, const Transform<S>& tb,
+                       const GjkOptions<S>& opt, GjkCache<S>* cache) {
+  using C = GjkCompute<S>;
+  GjkCache<C> wide_cache;
+  if (cache) wide_cache = convert_cache<C>(*cache);
+  GjkOutput<C> g = gjk_in<Boolean, C>(a, radius_a, ta, b, radius_b, tb, opt, cache ? &wide_cache : nullptr);
+  if (cache) *cache = convert_cache<S>(wide_cache);
+  if (!g.certified) {
+    using L = long double;
+    const GjkOutput<L> w = gjk_in<Boolean, L>(a, radius_a, ta, b, radius_b, tb, opt, static_cast<GjkCache<L>*>(nullptr));
+    const GjkOutput<C> h = convert_output<C>(w);
+    const int iterations = g.iterations + h.iterations;
+    if (h.certified || (h.status == g.status && h.v.squaredNorm() < g.v.squaredNorm()) ||
+        (g.status == Status::max_iterations && h.status != Status::max_iterations)) {
+      const C lower = g.status == h.status ? std::max(g.lower, h.lower) : h.lower;
+      g = h;
+      g.lower = lower;
+    }
+    g.iterations = iterations;
+  }
+  return convert_output<S>(g);
+}
+
+/// gjk_solve in A's frame: B's core placed by b_in_a.
+template <bool Boolean, class S, class A, class B>
+GjkOutput<S> gjk_solve(const A& a, S radius_a, const B& b, S radius_b, const Transform<S>& b_in_a,
+                       const GjkOptions<S>& opt, GjkCache<S>* cache) {
+  return gjk_solve<Boolean, S>(a, radius_a, Transform<S>{}, b, radius_b, b_in_a, opt, cache);
+}
+
 }  // namespace detail
 
 /// GJK distance between concrete shape cores `a` and `b` grown by `radius_a`, `radius_b`, placed
@@ -395,8 +510,7 @@ template <class S, class A, class B>
 [[nodiscard]] DistanceResult<S> gjk_distance(const A& a, S radius_a, const Transform<S>& ta, const B& b, S radius_b,
                                              const Transform<S>& tb, const GjkOptions<S>& opt = {},
                                              GjkCache<S>* cache = nullptr) {
-  const Transform<S> b_in_a = ta.relative(tb);
-  const auto g = detail::gjk_core<false, S>(a, radius_a, b, radius_b, b_in_a, opt, cache);
+  const auto g = detail::gjk_solve<false, S>(a, radius_a, ta, b, radius_b, tb, opt, cache);
   DistanceResult<S> r;
   r.iterations = g.iterations;
   r.status = g.status;
@@ -425,8 +539,7 @@ template <class S, class A, class B>
 [[nodiscard]] IntersectResult<S> gjk_intersect(const A& a, S radius_a, const Transform<S>& ta, const B& b, S radius_b,
                                                const Transform<S>& tb, const GjkOptions<S>& opt = {},
                                                GjkCache<S>* cache = nullptr) {
-  const Transform<S> b_in_a = ta.relative(tb);
-  const auto g = detail::gjk_core<true, S>(a, radius_a, b, radius_b, b_in_a, opt, cache);
+  const auto g = detail::gjk_solve<true, S>(a, radius_a, ta, b, radius_b, tb, opt, cache);
   IntersectResult<S> r;
   r.status = g.status;
   r.iterations = g.iterations;

@@ -54,7 +54,14 @@ struct Transform {
 
   Transform() = default;
   Transform(const Mat3<S>& r, const Vec3<S>& t) : rotation(r), translation(t) {}
-  explicit Transform(const Pose<S>& p) : rotation(p.rotation.toRotationMatrix()), translation(p.position) {}
+  /// The pose's rotation is normalised first: validation accepts quaternions within
+  /// Tolerances::unit_quaternion of unit length, and such a one must place a shape rigidly.
+  explicit Transform(const Pose<S>& p) : rotation(unit(p.rotation).toRotationMatrix()), translation(p.position) {}
+  /// q / ‖q‖ (q itself when its squared norm rounds to 1, so unit input keeps its bits).
+  [[nodiscard]] static Quat<S> unit(const Quat<S>& q) {
+    const S n2 = q.squaredNorm();
+    return n2 == S(1) ? q : Quat<S>(q.coeffs() / std::sqrt(n2));
+  }
 
   [[nodiscard]] Vec3<S> apply(const Vec3<S>& p) const { return rotation * p + translation; }
   [[nodiscard]] Vec3<S> apply_inverse(const Vec3<S>& p) const {
