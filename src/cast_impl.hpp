@@ -72,7 +72,7 @@ void refine_contact(const A& a, S ra, const B& b, S rb, Transform<S> b_at_toi, V
   cache.axis = -n;  // v = a − b points from B toward A
   GjkOptions<S> gopt;
   gopt.relative_tolerance = S(4) * Tolerances<S>::epsilon;  // to the rounding floor
-  const auto g = detail::gjk_core<false, S>(a, S(0), b, S(0), b_at_toi, gopt, &cache);
+  const auto g = detail::gjk_solve<false, S>(a, S(0), b, S(0), b_at_toi, gopt, &cache);
   const S len = g.v.norm();
   if (g.status != Status::separated || !(len > S(0))) return;
   const Vec3<S> m = -g.v / len;
@@ -171,7 +171,7 @@ CastHit<S> advance(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, c
   for (;;) {
     Transform<S> bt = b_in_a;
     bt.translation += t * d;
-    const auto g = detail::gjk_core<false, S>(a, S(0), b, S(0), bt, gopt, &cache);
+    const auto g = detail::gjk_solve<false, S>(a, S(0), b, S(0), bt, gopt, &cache);
     const S len = g.v.norm();
     const S upper = len - radii;  // distance at t is at most this (v is a point of the CSO)
     if (g.status == Status::intersecting || upper <= opt.target_distance + opt.tolerance) {
@@ -238,7 +238,7 @@ bool mpr_cast(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, const 
   // the origin strictly inside K.
   {
     GjkOptions<S> gopt;
-    const auto g = detail::gjk_core<false, S>(a, S(0), b, S(0), b_in_a, gopt, nullptr);
+    const auto g = detail::gjk_solve<false, S>(a, S(0), b, S(0), b_in_a, gopt, nullptr);
     if (g.status == Status::intersecting || g.v.norm() - radius <= opt.tolerance) {
       out.status = Status::initially_overlapping;
       out.iterations = g.iterations;
@@ -389,7 +389,7 @@ CastHit<S> cast_cores(const A& ca, S ra, const B& cb, S rb, const Transform<S>& 
     // rounding step after t = 0: the shapes may touch at t = 0, which the other methods (and
     // the protocol) call initially_overlapping.
     GjkOptions<S> gopt;
-    const auto g = detail::gjk_core<false, S>(ca, S(0), cb, S(0), b_in_a, gopt, nullptr);
+    const auto g = detail::gjk_solve<false, S>(ca, S(0), cb, S(0), b_in_a, gopt, nullptr);
     if (g.status == Status::intersecting || g.v.norm() - S(radius) <= opt.tolerance) {
       h.status = Status::initially_overlapping;
       h.toi = S(0);
@@ -497,14 +497,30 @@ RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray
     return out;
   }
   const auto res = detail::visit_core(core, [&](const auto& c) {
+    // The loop runs in double for float shapes too (the support stays in float): in float it
+    // stalled short of the surface on thin simplices (cones: hits early by more than the gap).
+    using W = detail::GjkCompute<S>;
     int hint = -1;
-    auto support = [&](const Vec3<S>& d, Vec3<S>& pa, Vec3<S>& pb) -> Vec3<S> {
-      pa = detail::support_with_hint<S>(c, d, hint);
+    auto support = [&](const Vec3<W>& d, Vec3<W>& pa, Vec3<W>& pb) -> Vec3<W> {
+      pa = detail::support_with_hint<S>(c, detail::narrow_direction<S>(d), hint).template cast<W>();
       pb.setZero();
       return pa;
     };
-    auto res = detail::gjk_ray_cast_core<S>(support, core.radius, s, r, opt.max_lambda, opt.relative_tolerance, S(0),
-                                            opt.max_iterations, axis);
+    // The default tolerance is the rounding floor of the arithmetic the loop runs in (float's
+    // left grazing rays 1e-3 off a cylinder accepted as hits with normals along the ray).
+    const W rel = opt.relative_tolerance == Tolerances<S>::ray_cast_relative ? Tolerances<W>::ray_cast_relative
+                                                                             : W(opt.relative_tolerance);
+    const auto wide = detail::gjk_ray_cast_core<W>(support, W(core.radius), Vec3<W>(s.template cast<W>()),
+                                                   Vec3<W>(r.template cast<W>()), W(opt.max_lambda), rel, W(0),
+                                                   opt.max_iterations, Vec3<W>(axis.template cast<W>()));
+    detail::RayCastCoreResult<S> res;
+    res.status = wide.status;
+    res.lambda = time_below<S>(double(wide.lambda));
+    res.normal = wide.normal.template cast<S>();
+    res.pa = wide.pa.template cast<S>();
+    res.pb = wide.pb.template cast<S>();
+    res.iterations = wide.iterations;
+    res.margin = S(wide.margin);
     using C = std::decay_t<decltype(c)>;
     if (res.status == Status::hit && res.lambda > S(0) && res.normal.squaredNorm() > S(0) &&
         kFlatCore<C, S> && core.radius > S(0)) {
@@ -643,14 +659,14 @@ CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& v
     CastHit<S> h = cast_cores<S>(ca, ra, cb, rb, ta, b_in_a, d, opt);
     using CA = std::decay_t<decltype(ca)>;
     using CB = std::decay_t<decltype(cb)>;
-    // Not on cone cores: GJK there converges linearly, and the refinement measured 2.8 µs per
-    // hit to move witness points by a few 1e-6. Two cylinders are refined (CA's and MPR's
-    // answers, and the GJK ray cast's where the default Newton cast handed a sweep over): about
-    // 3.4 µs per hit measured, since at the √ε·size back-off the Newton distance
-    // (detail/projection_distance.hpp) is ill-conditioned and mostly hands over to GJK.
+    // Curved cores (cylinders, cones) always: the last simplex of a cast on them gives witness
+    // points a few 1e-6 off each other and a normal off the points (MPR's portal and the ray
+    // cast's simplex converge only linearly there); GJK's distance at toi, now certified (it
+    // runs in long double where double stalls), gives both from the geometry. The cost measured
+    // 2.8 µs per cone hit and about 3.4 µs per cylinder–cylinder hit (where the default Newton
+    // cast handed a sweep over: at the √ε·size back-off the Newton distance is ill-conditioned).
     constexpr bool flat = kFlatCore<CA, S> && kFlatCore<CB, S>;
-    constexpr bool cylinders = detail::kProjectionPair<CA, CB, S>;
-    if (h.status == Status::hit && ((flat && ra + rb + opt.target_distance > S(0)) || cylinders)) {
+    if (h.status == Status::hit && (!flat || ra + rb + opt.target_distance > S(0))) {
       const Mat3<S> rt = ta.rotation.transpose();
       Vec3<S> n = rt * h.normal;
       Vec3<S> pa = ta.apply_inverse(h.point_a);

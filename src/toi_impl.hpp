@@ -1062,16 +1062,48 @@ ToiHit<S> time_of_impact(const Shape<S>& a, const Motion<S>& ma, const Shape<S>&
   detail::Core<S> ca, cb;
   detail::peel(a, ca);
   detail::peel(b, cb);
-  const Kinematics<S> ka(ma, core_radius(a, ca.radius));
-  const Kinematics<S> kb(mb, core_radius(b, cb.radius));
-  return detail::visit_core(ca, [&](const auto& x) {
+  // The solver works relative to A's starting position, in double for float bodies too (the
+  // shapes' supports stay in their own precision, detail/promote.hpp). Far from the origin (1e2
+  // in float) the placements at every t otherwise round at that magnitude; and in float the
+  // distance model, which needs them to the tolerance, had stalled to max_iterations on fast
+  // propellers. The difference of the two positions is taken in double.
+  using C = detail::GjkCompute<S>;
+  const Vec3<C> origin = ma.pose.position.template cast<C>();
+  const auto widen = [](const Motion<S>& m, const Vec3<C>& position) {
+    Motion<C> w;
+    w.pose.position = position;
+    w.pose.rotation = m.pose.rotation.template cast<C>();
+    w.linear_velocity = m.linear_velocity.template cast<C>();
+    w.angular_velocity = m.angular_velocity.template cast<C>();
+    return w;
+  };
+  const Kinematics<C> ka(widen(ma, Vec3<C>::Zero()), C(core_radius(a, ca.radius)));
+  const Kinematics<C> kb(widen(mb, mb.pose.position.template cast<C>() - origin), C(core_radius(b, cb.radius)));
+  const ToiOptions<C> wide{opt.method, C(opt.target_distance), C(opt.tolerance), opt.paper_acceptance, opt.max_iterations};
+  const ToiHit<C> hit = detail::visit_core(ca, [&](const auto& x) {
     return detail::visit_core(cb, [&](const auto& y) {
-      using X = std::decay_t<decltype(x)>;
-      using Y = std::decay_t<decltype(y)>;
-      ToiSolver<S, X, Y> solver(x, ca.radius, y, cb.radius, ka, kb, opt);
-      return solver.run();
+      const auto run = [&](const auto& px, const auto& py) {
+        using X = std::decay_t<decltype(px)>;
+        using Y = std::decay_t<decltype(py)>;
+        ToiSolver<C, X, Y> solver(px, C(ca.radius), py, C(cb.radius), ka, kb, wide);
+        return solver.run();
+      };
+      if constexpr (std::is_same_v<C, S>)
+        return run(x, y);
+      else
+        return run(detail::promote<C, S>(x), detail::promote<C, S>(y));
     });
   });
+  out.status = hit.status;
+  out.toi = S(hit.toi);
+  if (C(out.toi) > hit.toi) out.toi = std::nextafter(out.toi, S(0));  // rounded down: never late
+  out.point_a = (hit.point_a + origin).template cast<S>();  // finish() sets the points whatever the status
+  out.point_b = (hit.point_b + origin).template cast<S>();
+  out.normal = hit.normal.template cast<S>();
+  out.iterations = hit.iterations;
+  out.error = hit.error;
+  out.stats = hit.stats;
+  return out;
 }
 
 }  // namespace impact
