@@ -143,11 +143,12 @@ template <class S>
 inline constexpr std::uintmax_t kObjMaxFileBytes = std::uintmax_t{32} << 20;
 
 /// Reads the vertices and faces of a Wavefront OBJ file (all objects, in file order; polygons are
-/// fanned into triangles from their first corner). Strict: the path must name a regular file of
-/// at most kObjMaxFileBytes whose every statement is OBJ (`v` and `f` read, the others skipped),
-/// with whole numbers, integer face indices and at least one face. Returns an empty string on
-/// success, else what is wrong (not a regular file, too large, malformed line, index out of range,
-/// no faces).
+/// fanned into triangles from their first corner), parsed by tinyobjloader from a copy in memory.
+/// Strict: the path must name a regular file of at most kObjMaxFileBytes whose every statement is
+/// OBJ (`v` and `f` read, the others skipped), with whole finite coordinates, integer face indices
+/// and at least one face, which a pre-scan checks before tinyobjloader reads it. Returns an empty
+/// string on success, else what is wrong (not a regular file, too large, malformed line, index out
+/// of range, no faces), with a line number and never the file's text.
 [[nodiscard]] std::string load_obj(const std::string& path, std::vector<Vec3<double>>& vertices,
                                    std::vector<std::array<std::uint32_t, 3>>& triangles);
 

@@ -234,6 +234,29 @@ TEST(InputLimits, IndicesMustBeWrittenAsIntegers) {
   expect_invalid(R"({"id":"q","query":"define_level","name":"L","rooms":[)" + room + R"(],"leaf_size":4.0})", "leaf_size", "q");
 }
 
+TEST(InputLimits, ObjIsCheckedAsTinyobjloaderReadsIt) {
+  // tinyobjloader parses OBJ files; the pre-scan refuses what it would read silently wrong, and
+  // splits lines and tokens as it does.
+  const std::string tri = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
+  expect_obj_refused(temp_file("impact_garbage_number.obj", "v 0 0 1.5abc\n"), "line 1: vertex coordinate 3");
+  expect_obj_refused(temp_file("impact_vw.obj", tri + "vw 0 0 0.25\nf 1 2 3\n"), "line 4: not an OBJ statement");
+  expect_obj_refused(temp_file("impact_big_tex.obj", tri + "vt 0 0\nf 1/1 2/1 3/99999999999\n"), "line 5: face corner 3");
+  expect_obj_refused(temp_file("impact_short_face.obj", tri + "f 1 2\n"), "line 4: a face needs at least 3 corners");
+  // A number from_chars reads as finite but tinyobjloader as nan (0 * 5^450) or inf.
+  expect_obj_refused(temp_file("impact_nan_read.obj", "v 0 0 0\nv 1 0 0e450\nv 0 1 0\nf 1 2 3\n"), "line 2: vertex");
+  expect_obj_refused(temp_file("impact_inf_read.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0." + std::string(200, '0') + "1e450\nf 1 2 3\n"),
+                     "line 3: vertex");
+  // Comments after a statement, CR and CRLF line ends, tabs: read.
+  for (const std::string& text : {tri + "f 1 2 3 # a comment\n", std::string("v 0 0 0\rv 1 0 0\rv 0 1 0\rf 1 2 3\r"),
+                                  std::string("v 0 0 0\r\nv\t1 0 0\r\nv 0 1 0 # c\r\nf\t1 2 -1\r\n")}) {
+    const json ok = ask(R"({"id":"q","query":"define_mesh","name":"m","obj":")" + temp_file("impact_tiny_ok.obj", text) + "\"}");
+    EXPECT_EQ(ok["status"], "ok") << ok.dump();
+    EXPECT_EQ(ok["triangles"], 1);
+  }
+  // Line numbers count a lone CR as tinyobjloader does.
+  expect_obj_refused(temp_file("impact_cr_lines.obj", "v 0 0 0\rv 1 0 0\rbad\r"), "line 3: not an OBJ statement");
+}
+
 // ---- Costs that were quadratic ------------------------------------------------------------------
 
 TEST(InputLimits, HullOfAHundredThousandSpherePointsIsExact) {
