@@ -1003,7 +1003,7 @@ class ToiSolver {
   S ra_, rb_;
   Kinematics<S> ka_, kb_;
   ToiOptions<S> opt_;
-  GjkOptions<S> gopt_;
+  GjkOptions<S> gopt_{.wide_retry = false};  // its own bounds certify its answers (see GjkOptions)
   GjkCache<S> cache_;
   int hint_a_ = -1, hint_b_ = -1;
   Vec3<S> vrel_;
