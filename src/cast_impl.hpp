@@ -287,14 +287,6 @@ bool mpr_cast(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, const 
   return true;
 }
 
-/// A time computed in double as S, rounded toward 0 so it stays a lower bound (never late).
-template <class S>
-S time_below(double t) {
-  S s = S(t);
-  if (double(s) > t) s = std::nextafter(s, S(0));
-  return s;
-}
-
 /// Two cylinders by Newton's method on the CSO's support function (detail/cylinder_cast.hpp),
 /// in double whatever S, in the world's axes about A's centre (no transforms: only the axes,
 /// z columns of the rotations). False (the GJK ray cast decides): no certificate, λ ≤ 0, or a
@@ -323,7 +315,7 @@ bool cylinder_pair_cast(const Cylinder<S>& ca, const Pose<S>& pose_a, const Vec3
   if (r.kind != detail::CylinderCastAnswer::Kind::hit || r.lambda * d.norm() <= double(opt.tolerance)) return false;
   const Vec3<double> moved = origin + r.lambda * velocity_a.template cast<double>();
   out.status = Status::hit;
-  out.toi = time_below<S>(r.lambda);
+  out.toi = detail::time_below<S>(r.lambda);
   out.iterations = r.iterations;
   out.point_a = (moved + r.point_a).template cast<S>();
   out.point_b = (moved + r.point_b + r.lambda * d).template cast<S>();
@@ -346,8 +338,8 @@ CastHit<S> cast_cores(const A& ca, S ra, const B& cb, S rb, const Transform<S>& 
   // in 10,000 (its progress guards then reported hits that come no closer than 3e-4). The
   // support mappings stay in S.
   using C = double;
-  const Mat3<C> rt = b_in_a.rotation.transpose().template cast<C>();
-  const Transform<C> bia(b_in_a.rotation.template cast<C>(), b_in_a.translation.template cast<C>());
+  const Transform<C> bia = detail::promote_transform<C>(b_in_a);
+  const Mat3<C> rt = bia.rotation.transpose();
   const Vec3<C> dc = d.template cast<C>();
   int hint_a = -1, hint_b = -1;
   auto support = [&](const Vec3<C>& dir, Vec3<C>& pa, Vec3<C>& pb) -> Vec3<C> {
@@ -382,7 +374,7 @@ CastHit<S> cast_cores(const A& ca, S ra, const B& cb, S rb, const Transform<S>& 
   CastHit<S> h;
   h.status = res.status;
   h.iterations = res.iterations;
-  h.toi = time_below<S>(res.lambda);
+  h.toi = detail::time_below<S>(res.lambda);
   if ((res.status == Status::miss && res.lambda == C(0) && res.margin <= tol) ||
       (res.status == Status::hit && res.lambda > C(0) && res.lambda * dc.norm() <= tol)) {
     // Moving apart from t = 0 with a plane that proves less than the tolerance, or a hit a
@@ -515,7 +507,7 @@ RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray
                                                    opt.max_iterations, Vec3<W>(axis.template cast<W>()));
     detail::RayCastCoreResult<S> res;
     res.status = wide.status;
-    res.lambda = time_below<S>(double(wide.lambda));
+    res.lambda = detail::time_below<S>(wide.lambda);
     res.normal = wide.normal.template cast<S>();
     res.pa = wide.pa.template cast<S>();
     res.pb = wide.pb.template cast<S>();

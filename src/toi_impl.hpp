@@ -1071,8 +1071,8 @@ ToiHit<S> time_of_impact(const Shape<S>& a, const Motion<S>& ma, const Shape<S>&
   const Vec3<C> origin = ma.pose.position.template cast<C>();
   const auto widen = [](const Motion<S>& m, const Vec3<C>& position) {
     Motion<C> w;
+    w.pose = m.pose.template cast<C>();
     w.pose.position = position;
-    w.pose.rotation = m.pose.rotation.template cast<C>();
     w.linear_velocity = m.linear_velocity.template cast<C>();
     w.angular_velocity = m.angular_velocity.template cast<C>();
     return w;
@@ -1095,8 +1095,7 @@ ToiHit<S> time_of_impact(const Shape<S>& a, const Motion<S>& ma, const Shape<S>&
     });
   });
   out.status = hit.status;
-  out.toi = S(hit.toi);
-  if (C(out.toi) > hit.toi) out.toi = std::nextafter(out.toi, S(0));  // rounded down: never late
+  out.toi = detail::time_below<S>(hit.toi);  // rounded down: never late
   out.point_a = (hit.point_a + origin).template cast<S>();  // finish() sets the points whatever the status
   out.point_b = (hit.point_b + origin).template cast<S>();
   out.normal = hit.normal.template cast<S>();

@@ -434,26 +434,22 @@ GjkOutput<S> gjk_core(const A& a, S radius_a, const B& b, S radius_b, const Tran
 template <class S>
 using GjkCompute = std::conditional_t<(sizeof(S) < sizeof(double)), double, S>;
 
-/// The cache of one scalar as the cache of another (a handful of points: exact widening, or the
-/// rounding of points that are then only a warm start).
+/// The cache of one scalar as the cache of another scalar (a handful of points: exact widening,
+/// or the rounding of points that are then only a warm start).
 template <class T, class S>
 GjkCache<T> convert_cache(const GjkCache<S>& c) {
-  if constexpr (std::is_same_v<T, S>) {
-    return c;
-  } else {
-    GjkCache<T> out;
-    out.count = c.count;
-    for (int i = 0; i < 4; ++i) {
-      out.local_a[i] = c.local_a[i].template cast<T>();
-      out.local_b[i] = c.local_b[i].template cast<T>();
-    }
-    out.axis = c.axis.template cast<T>();
-    out.hint_a = c.hint_a;
-    out.hint_b = c.hint_b;
-    out.has_point_b = c.has_point_b;
-    out.point_b = c.point_b.template cast<T>();
-    return out;
+  GjkCache<T> out;
+  out.count = c.count;
+  for (int i = 0; i < 4; ++i) {
+    out.local_a[i] = c.local_a[i].template cast<T>();
+    out.local_b[i] = c.local_b[i].template cast<T>();
   }
+  out.axis = c.axis.template cast<T>();
+  out.hint_a = c.hint_a;
+  out.hint_b = c.hint_b;
+  out.has_point_b = c.has_point_b;
+  out.point_b = c.point_b.template cast<T>();
+  return out;
 }
 
 template <class T, class S>
@@ -473,10 +469,11 @@ GjkOutput<C> gjk_in(const A& a, S radius_a, const Transform<S>& ta, const B& b, 
                     const GjkOptions<S>& opt, GjkCache<C>* cache) {
   if constexpr (std::is_same_v<C, S>) {
     return gjk_core<Boolean, S>(a, radius_a, b, radius_b, ta.relative(tb), opt, cache);
+  } else {
+    const GjkOptions<C> wide{C(opt.relative_tolerance), opt.max_iterations, opt.wide_retry};
+    const Transform<C> b_in_a = promote_transform<C>(ta).relative(promote_transform<C>(tb));
+    return gjk_core<Boolean, C>(promote<C, S>(a), C(radius_a), promote<C, S>(b), C(radius_b), b_in_a, wide, cache);
   }
-  const GjkOptions<C> wide{C(opt.relative_tolerance), opt.max_iterations, opt.wide_retry};
-  const Transform<C> b_in_a = promote_transform<C>(ta).relative(promote_transform<C>(tb));
-  return gjk_core<Boolean, C>(promote<C, S>(a), C(radius_a), promote<C, S>(b), C(radius_b), b_in_a, wide, cache);
 }
 
 /// GJK as the queries run it: the loop in GjkCompute<S>; where rounding stopped it before a proof
@@ -488,10 +485,15 @@ template <bool Boolean, class S, class A, class B>
 GjkOutput<S> gjk_solve(const A& a, S radius_a, const Transform<S>& ta, const B& b, S radius_b, const Transform<S>& tb,
                        const GjkOptions<S>& opt, GjkCache<S>* cache) {
   using C = GjkCompute<S>;
-  GjkCache<C> wide_cache;
-  if (cache) wide_cache = convert_cache<C>(*cache);
-  GjkOutput<C> g = gjk_in<Boolean, C>(a, radius_a, ta, b, radius_b, tb, opt, cache ? &wide_cache : nullptr);
-  if (cache) *cache = convert_cache<S>(wide_cache);
+  GjkOutput<C> g;
+  if constexpr (std::is_same_v<C, S>) {
+    g = gjk_in<Boolean, C>(a, radius_a, ta, b, radius_b, tb, opt, cache);
+  } else {
+    GjkCache<C> wide_cache;  // the caller's cache, widened for the loop and narrowed back
+    if (cache) wide_cache = convert_cache<C>(*cache);
+    g = gjk_in<Boolean, C>(a, radius_a, ta, b, radius_b, tb, opt, cache ? &wide_cache : nullptr);
+    if (cache) *cache = convert_cache<S>(wide_cache);
+  }
   if (!g.certified && opt.wide_retry) {
     using L = long double;
     const GjkOutput<L> w = gjk_in<Boolean, L>(a, radius_a, ta, b, radius_b, tb, opt, static_cast<GjkCache<L>*>(nullptr));

@@ -19,6 +19,7 @@
 #include <impact/math.hpp>
 #include <impact/shapes.hpp>
 
+#include <cmath>
 #include <concepts>
 #include <type_traits>
 
@@ -94,6 +95,15 @@ template <class C, class S>
 template <class C, class S>
 [[nodiscard]] Triangle<C> promote(const Triangle<S>& x) {
   return {x.a.template cast<C>(), x.b.template cast<C>(), x.c.template cast<C>()};
+}
+
+/// A time (or ray parameter) computed in a wider scalar, as S rounded toward 0, so that a lower
+/// bound stays one (a cast's answer is never late).
+template <class S, class C>
+[[nodiscard]] S time_below(C t) {
+  S s = S(t);
+  if (C(s) > t) s = std::nextafter(s, S(0));
+  return s;
 }
 
 /// A transform of S in C (exact).
