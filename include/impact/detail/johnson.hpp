@@ -155,10 +155,24 @@ struct Johnson {
   /// p's barycentric coordinates l from signed areas (cross products). False for a collinear ABC.
   static bool triangle_foot(const Vec3<S>& A, const Vec3<S>& B, const Vec3<S>& C, Vec3<S>& nrm, Vec3<S>& p,
                             S l[3]) {
-    nrm = (B - A).cross(C - A);
+    // The plane's normal from the two shortest edges (those at the corner opposite the longest):
+    // on a sliver (two of the points 1e-6 apart, the third a unit away) the cross product of the
+    // two long edges cancels to ε·‖e‖²/area of relative error, a hundred times more.
+    const Vec3<S> ab = B - A, bc = C - B, ca = A - C;
+    const S lab = ab.squaredNorm(), lbc = bc.squaredNorm(), lca = ca.squaredNorm();
+    const Vec3<S>* corner = &A;
+    if (lab >= lbc && lab >= lca) {
+      nrm = bc.cross(ca);  // longest AB: corner C
+      corner = &C;
+    } else if (lbc >= lca) {
+      nrm = ca.cross(ab);  // longest BC: corner A (the orientation of (B − A)×(C − A) throughout)
+    } else {
+      nrm = ab.cross(bc);  // longest CA: corner B
+      corner = &B;
+    }
     const S nn = nrm.squaredNorm();
     if (!(nn > S(0))) return false;
-    p = (nrm.dot(A) / nn) * nrm;
+    p = (nrm.dot(*corner) / nn) * nrm;
     l[0] = nrm.dot((B - p).cross(C - p)) / nn;
     l[1] = nrm.dot((C - p).cross(A - p)) / nn;
     l[2] = S(1) - l[0] - l[1];
@@ -260,6 +274,28 @@ struct Johnson {
     bits = best_s;
     for (int k = 0; k < 4; ++k) lambda[k] = best_l[k];
     v = best_v;
+    return true;
+  }
+
+  /// Barycentric coordinates of the origin in the tetrahedron Y by signed volumes (triple products
+  /// of the vertices, no Lagrange-identity cancellation), for a full W that holds the origin.
+  /// Johnson's weights there come from determinants of dot products: on a thin tetrahedron they
+  /// put Σ λ_i y_i a few 1e-9 from the origin (box–cylinder, segment–triangle), so the two
+  /// witnesses were not one common point. Sets λ and returns true when every coordinate is ≥ 0
+  /// (the origin inside up to rounding); leaves everything as is otherwise.
+  bool origin_weights() {
+    if (bits != 15u) return false;
+    auto volume = [](const Vec3<S>& p, const Vec3<S>& q, const Vec3<S>& r, const Vec3<S>& t) {
+      return (q - p).dot((r - p).cross(t - p));
+    };
+    const Vec3<S> o = Vec3<S>::Zero();
+    const S l[4] = {volume(o, y[1], y[2], y[3]), volume(y[0], o, y[2], y[3]), volume(y[0], y[1], o, y[3]),
+                    volume(y[0], y[1], y[2], o)};
+    const S total = l[0] + l[1] + l[2] + l[3];
+    if (!(total != S(0))) return false;
+    for (int i = 0; i < 4; ++i)
+      if (!(l[i] / total >= S(0))) return false;
+    for (int i = 0; i < 4; ++i) lambda[i] = l[i] / total;
     return true;
   }
 
