@@ -1,5 +1,5 @@
 // impact — mesh_protocol.cpp: the triangle-mesh queries of `impact query`
-// (../shared/query-protocol.md "Triangle meshes"; rooms, portals and carving in docs/mesh.md).
+// (docs/protocol.md "Triangle meshes" and "Levels"; how they work: docs/mesh.md).
 #include "mesh_protocol.hpp"
 
 #include "level_protocol.hpp"

@@ -1,5 +1,5 @@
 // impact — mesh_protocol.hpp: the triangle-mesh queries of `impact query` (define_mesh,
-// mesh_ray_cast, mesh_sphere_cast, mesh_shape_cast; ../shared/query-protocol.md "Triangle meshes").
+// mesh_ray_cast, mesh_sphere_cast, mesh_shape_cast; docs/protocol.md "Triangle meshes").
 #pragma once
 
 #include "parse.hpp"

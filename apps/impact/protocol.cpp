@@ -1,6 +1,6 @@
 // impact — protocol.cpp: parsing, validating and answering `impact query` lines.
 //
-// Parsing is strict (../shared/query-protocol.md): unknown fields, wrong types, vectors of the
+// Parsing is strict (docs/protocol.md): unknown fields, wrong types, vectors of the
 // wrong length, non-finite or out-of-range numbers and non-unit quaternions are errors whose
 // message starts with the field's path ("pose_b.rotation: ..."). The parser reports an error by
 // throwing `Bad`, caught in `answer_line`; the library itself never throws.

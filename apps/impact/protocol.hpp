@@ -1,4 +1,4 @@
-// impact — protocol.hpp: the JSON Lines protocol of `impact query` (../shared/query-protocol.md).
+// impact — protocol.hpp: the JSON Lines protocol of `impact query` (docs/protocol.md).
 #pragma once
 
 #include <iosfwd>
