@@ -28,7 +28,7 @@
 #include "scenes.hpp"
 
 #include <impact/cast.hpp>
-#include <impact/detail/ray_cast_core.hpp>
+#include "detail/ray_cast_core.hpp"
 #include <impact/query.hpp>
 
 #include <benchmark/benchmark.h>

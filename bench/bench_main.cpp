@@ -13,6 +13,8 @@
 #include "peers.hpp"
 #include "scenes.hpp"
 
+#include "detail/gjk.hpp"  // impact::gjk_distance on concrete shapes (the kernel, below the API)
+
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

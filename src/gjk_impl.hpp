@@ -3,6 +3,8 @@
 // the two heavy halves compile in parallel): `distance` and `intersect` on Shape variants (dispatch once, then templates).
 #include <impact/query.hpp>
 
+#include "detail/gjk.hpp"
+
 #include "detail/dispatch.hpp"
 
 namespace impact {

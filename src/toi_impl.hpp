@@ -2,8 +2,8 @@
 // impact — toi_impl.hpp (included by toi_float.cpp and toi_double.cpp): time of impact under
 // rigid motion by GJK extrusion with Brent's method (Vlack & Tachi) made conservative, and by
 // conservative advancement. See toi.hpp for the bound every acceptance rests on.
-#include <impact/detail/brent.hpp>
-#include <impact/gjk.hpp>
+#include "detail/brent.hpp"
+#include "detail/gjk.hpp"
 #include <impact/toi.hpp>
 
 #include "detail/dispatch.hpp"

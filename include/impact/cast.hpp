@@ -8,7 +8,7 @@
 // a lower bound of the true time (never late); running out of iterations says so.
 #pragma once
 
-#include <impact/gjk.hpp>
+#include <impact/query.hpp>
 #include <impact/shapes.hpp>
 
 #include <string>

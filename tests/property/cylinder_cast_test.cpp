@@ -15,7 +15,7 @@
 #include "scenes.hpp"
 
 #include <impact/cast.hpp>
-#include <impact/detail/cylinder_cast.hpp>
+#include "detail/cylinder_cast.hpp"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include "oracles.hpp"
 #include "scenes.hpp"
 
-#include <impact/detail/projection_distance.hpp>
+#include "detail/projection_distance.hpp"
 #include <impact/query.hpp>
 
 #include <gtest/gtest.h>

@@ -20,7 +20,7 @@
 // contacts, Newton's by 1e-14.
 #pragma once
 
-#include <impact/detail/closed_form.hpp>
+#include "detail/closed_form.hpp"
 #include <impact/math.hpp>
 #include <impact/shapes.hpp>
 #include <impact/status.hpp>

@@ -10,7 +10,7 @@
 // are recomputed, and the duplicate-support guard is flushed.
 #pragma once
 
-#include <impact/detail/johnson.hpp>
+#include "detail/johnson.hpp"
 #include <impact/status.hpp>
 
 #include <cmath>

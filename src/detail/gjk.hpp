@@ -1,4 +1,4 @@
-// impact — gjk.hpp: GJK distance and intersection on concrete shapes (header-only templates).
+// impact — detail/gjk.hpp: GJK distance and intersection on concrete shapes (templates; not installed).
 //
 // Gilbert, Johnson and Keerthi's algorithm as van den Bergen describes it (2003; 2004 §3): a
 // descent on the configuration space obstacle A − B through its support mapping
@@ -10,79 +10,24 @@
 // a segment with one): GJK runs on the cores and the radii are subtracted at the end, which is
 // exact and converges in the cores' few iterations instead of a curved surface's many.
 //
-// Use `impact::distance` / `impact::intersect` (query.hpp) for `Shape` variants.
+// The API is `impact::distance` / `impact::intersect` on `Shape` variants (include/impact/query.hpp).
 #pragma once
 
-#include <impact/detail/closed_form.hpp>
-#include <impact/detail/johnson.hpp>
-#include <impact/detail/projection_distance.hpp>
-#include <impact/detail/promote.hpp>
 #include <impact/math.hpp>
+#include <impact/query.hpp>
 #include <impact/status.hpp>
 #include <impact/tolerances.hpp>
+
+#include "detail/closed_form.hpp"
+#include "detail/johnson.hpp"
+#include "detail/projection_distance.hpp"
+#include "detail/promote.hpp"
 
 #include <algorithm>
 #include <iterator>
 #include <string>
 
 namespace impact {
-
-/// Options of the GJK queries. Defaults in tolerances.hpp.
-template <class S>
-struct GjkOptions {
-  /// Relative termination tolerance (dimensionless): stop when the distance is known within
-  /// this fraction of itself. See Tolerances::gjk_relative.
-  S relative_tolerance = Tolerances<S>::gjk_relative;
-  /// Iteration cap; reaching it reports Status::max_iterations with the best bound.
-  int max_iterations = Tolerances<S>::gjk_max_iterations;
-  /// Where rounding stops the double loop before a proof (thin simplices near curved shapes),
-  /// run it once more in long double (about 2-4 times a double run, on a few percent of queries).
-  /// time_of_impact turns it off: its own bounds certify its answers, and near contact its many
-  /// calls stalled often enough to cost 20-35% of its time.
-  bool wide_retry = true;
-};
-
-/// What a caller keeps between GJK calls on the same pair so that a slowly moving pair
-/// converges in one or two iterations: the last simplex, as support points in each shape's own
-/// frame (so it survives motion of either shape), the last search direction, and the hull
-/// vertices where the support hill-climbs start. A default-constructed cache is cold.
-template <class S>
-struct GjkCache {
-  int count = 0;                          ///< Simplex vertices kept (0: cold).
-  Vec3<S> local_a[4];                     ///< Support points on A's core, A's local frame.
-  Vec3<S> local_b[4];                     ///< Support points on B's core, B's local frame.
-  Vec3<S> axis{S(0), S(0), S(0)};         ///< Last v = closest point of A − B, A's local frame.
-  int hint_a = -1;                        ///< Warm-start vertex for a hull A (−1: none).
-  int hint_b = -1;                        ///< Warm-start vertex for a hull B (−1: none).
-  /// Two cylinders (Newton's method, detail/projection_distance.hpp): B's last closest point in
-  /// B's local frame, where the next call starts. GJK's fields are then cold.
-  bool has_point_b = false;
-  Vec3<S> point_b{S(0), S(0), S(0)};
-};
-
-/// Result of a distance query.
-template <class S>
-struct DistanceResult {
-  /// separated, intersecting (touching within tolerance counts), max_iterations (distance is
-  /// then an upper bound and the points are valid), or invalid_input (see `error`).
-  Status status = Status::invalid_input;
-  S distance = S(0);                       ///< Distance (length); 0 when intersecting.
-  Vec3<S> point_a{S(0), S(0), S(0)};       ///< Closest point on A, world (valid unless invalid_input).
-  Vec3<S> point_b{S(0), S(0), S(0)};       ///< Closest point on B, world.
-  Vec3<S> normal{S(0), S(0), S(0)};        ///< Unit vector from A toward B (zero if undefined).
-  int iterations = 0;                      ///< GJK iterations (support calls).
-  std::string error;                       ///< The offending field, for invalid_input.
-};
-
-/// Result of a boolean intersection query.
-template <class S>
-struct IntersectResult {
-  Status status = Status::invalid_input;   ///< separated, intersecting, max_iterations, invalid_input.
-  /// For separated: a world direction d (unnormalised) with max over A of d·x < min over B of d·x.
-  Vec3<S> separating_axis{S(0), S(0), S(0)};
-  int iterations = 0;                      ///< GJK iterations.
-  std::string error;                       ///< The offending field, for invalid_input.
-};
 
 namespace detail {
 

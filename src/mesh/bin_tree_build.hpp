@@ -1,0 +1,261 @@
+#pragma once
+// impact — mesh/bin_tree_build.hpp: building a mesh's tree of bins (Schroeder's AABB bins): the binary tree by the surface area
+// heuristic over triangle centroids, then collapsed to the four-wide tree the walk reads.
+#include <impact/mesh.hpp>
+
+#include <impact/cast.hpp>
+#include <impact/mesh.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string_view>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+namespace impact::mesh_detail {
+
+/// Node boxes are grown outward by this many ulps of their largest coordinate (dimensionless), so
+/// the rounding of the slab test never culls a bin whose triangle the exact test would hit: the
+/// tree must find exactly what brute force finds, including rays through shared edges on a
+/// bin's boundary.
+template <class S>
+constexpr S box_slack = S(16) * std::numeric_limits<S>::epsilon();
+
+/// Widening of the far parameter of the slab test (dimensionless, 1 + 8 ulps): see Segment3::entry.
+template <class S>
+constexpr S slab_widen = S(1) + S(8) * std::numeric_limits<S>::epsilon();
+
+struct BuildItem {
+  double lo[3], hi[3], centre[3];
+  std::uint32_t index;
+};
+
+template <class S>
+void grow_box(MeshNode<S>& n) {
+  for (int i = 0; i < 3; ++i) {
+    const S m = std::max(std::abs(n.lo[i]), std::abs(n.hi[i]));
+    const S g = box_slack<S> * m + std::numeric_limits<S>::min();
+    n.lo[i] -= g;
+    n.hi[i] += g;
+  }
+}
+
+/// Binned SAH (Wald, "On fast construction of SAH-based bounding volume hierarchies", 2007):
+/// 16 bins per axis over the centres' bounds; sets `axis` and `plane` to the cheapest split
+/// (sum over both sides of box surface × triangle count). Leaves them unchanged when the centres
+/// coincide.
+inline void sah_plane(const std::vector<BuildItem>& items, std::size_t begin, std::size_t end, int& axis,
+                      double& plane) {
+  constexpr int kBins = 16;
+  double clo[3], chi[3];
+  for (int k = 0; k < 3; ++k) clo[k] = chi[k] = items[begin].centre[k];
+  for (std::size_t i = begin; i < end; ++i)
+    for (int k = 0; k < 3; ++k) {
+      clo[k] = std::min(clo[k], items[i].centre[k]);
+      chi[k] = std::max(chi[k], items[i].centre[k]);
+    }
+  double best = std::numeric_limits<double>::infinity();
+  for (int k = 0; k < 3; ++k) {
+    const double ext = chi[k] - clo[k];
+    if (!(ext > 0)) continue;
+    struct Bin {
+      double lo[3] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
+                      std::numeric_limits<double>::infinity()};
+      double hi[3] = {-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                      -std::numeric_limits<double>::infinity()};
+      std::size_t n = 0;
+      void add(const double* l, const double* h, std::size_t c) {
+        for (int j = 0; j < 3; ++j) {
+          lo[j] = std::min(lo[j], l[j]);
+          hi[j] = std::max(hi[j], h[j]);
+        }
+        n += c;
+      }
+      double area() const {
+        if (n == 0) return 0.0;
+        const double x = hi[0] - lo[0], y = hi[1] - lo[1], z = hi[2] - lo[2];
+        return x * y + y * z + z * x;
+      }
+    } bins[kBins];
+    const double scale = kBins / ext;
+    auto bin_of = [&](double c) { return std::min(kBins - 1, static_cast<int>((c - clo[k]) * scale)); };
+    for (std::size_t i = begin; i < end; ++i) bins[bin_of(items[i].centre[k])].add(items[i].lo, items[i].hi, 1);
+    Bin right[kBins];
+    Bin acc;
+    for (int b = kBins - 1; b > 0; --b) {
+      acc.add(bins[b].lo, bins[b].hi, bins[b].n);
+      right[b] = acc;
+    }
+    Bin left;
+    for (int b = 1; b < kBins; ++b) {
+      left.add(bins[b - 1].lo, bins[b - 1].hi, bins[b - 1].n);
+      if (left.n == 0 || right[b].n == 0) continue;
+      const double cost = left.area() * double(left.n) + right[b].area() * double(right[b].n);
+      if (cost < best) {
+        best = cost;
+        axis = k;
+        plane = clo[k] + b / scale;
+      }
+    }
+  }
+}
+
+/// Schroeder's bins: a bin encompassing its triangles' boxes is halved across its longest axis and
+/// each triangle goes to the half holding its centre; recursion stops at `leaf_size` triangles or
+/// `max_depth`. When every centre falls in one half (long thin triangles, duplicates) the bin is
+/// split at the median centre instead, so the recursion always makes progress.
+template <class S>
+void build_node(TriangleMesh<S>& m, std::vector<BuildItem>& items, std::size_t begin, std::size_t end, int depth,
+                std::uint32_t node, const MeshBuildOptions& opt) {
+  double lo[3] = {items[begin].lo[0], items[begin].lo[1], items[begin].lo[2]};
+  double hi[3] = {items[begin].hi[0], items[begin].hi[1], items[begin].hi[2]};
+  for (std::size_t i = begin + 1; i < end; ++i)
+    for (int k = 0; k < 3; ++k) {
+      lo[k] = std::min(lo[k], items[i].lo[k]);
+      hi[k] = std::max(hi[k], items[i].hi[k]);
+    }
+  {
+    MeshNode<S>& n = m.nodes[node];
+    n.lo = Vec3<S>(S(lo[0]), S(lo[1]), S(lo[2]));
+    n.hi = Vec3<S>(S(hi[0]), S(hi[1]), S(hi[2]));
+    grow_box(n);
+  }
+  m.depth = std::max(m.depth, depth);
+  const std::size_t count = end - begin;
+  auto make_leaf = [&] {
+    MeshNode<S>& n = m.nodes[node];
+    n.first = static_cast<std::uint32_t>(m.blocks.size());
+    n.count = static_cast<std::uint32_t>(count);
+    for (std::size_t i = begin; i < end; i += 4) {
+      TriangleBlock4<S>& blk = m.blocks.emplace_back();
+      for (std::size_t l = 0; l < 4; ++l) {
+        const std::uint32_t index = items[std::min(i + l, end - 1)].index;  // padding repeats the last
+        const auto& t = m.triangles[index];
+        for (int k = 0; k < 3; ++k) {
+          blk.a[k][l] = m.vertices[t[0]][k];
+          blk.b[k][l] = m.vertices[t[1]][k];
+          blk.c[k][l] = m.vertices[t[2]][k];
+        }
+        blk.index[l] = index;
+      }
+    }
+    m.packed_triangles += count;
+  };
+  if (count <= static_cast<std::size_t>(std::max(1, opt.leaf_size)) ||
+      depth >= std::min(opt.max_depth, kMeshMaxDepth)) {
+    make_leaf();
+    return;
+  }
+  int axis = 0;
+  for (int k = 1; k < 3; ++k)
+    if (hi[k] - lo[k] > hi[axis] - lo[axis]) axis = k;
+  double mid = 0.5 * (lo[axis] + hi[axis]);
+  if (opt.split == MeshSplit::sah) sah_plane(items, begin, end, axis, mid);
+  auto first = items.begin() + static_cast<std::ptrdiff_t>(begin);
+  auto last = items.begin() + static_cast<std::ptrdiff_t>(end);
+  auto split = std::partition(first, last, [&](const BuildItem& it) { return it.centre[axis] < mid; });
+  if (split == first || split == last) {
+    // Every centre in one half: split at the median centre along the longest centre spread.
+    double clo[3], chi[3];
+    for (int k = 0; k < 3; ++k) clo[k] = chi[k] = first->centre[k];
+    for (auto it = first; it != last; ++it)
+      for (int k = 0; k < 3; ++k) {
+        clo[k] = std::min(clo[k], it->centre[k]);
+        chi[k] = std::max(chi[k], it->centre[k]);
+      }
+    int cax = 0;
+    for (int k = 1; k < 3; ++k)
+      if (chi[k] - clo[k] > chi[cax] - clo[cax]) cax = k;
+    split = first + static_cast<std::ptrdiff_t>(count / 2);
+    std::nth_element(first, split, last,
+                     [&](const BuildItem& x, const BuildItem& y) { return x.centre[cax] < y.centre[cax]; });
+  }
+  const std::size_t s = static_cast<std::size_t>(split - items.begin());
+  const auto child = static_cast<std::uint32_t>(m.nodes.size());
+  m.nodes.emplace_back();
+  m.nodes.emplace_back();
+  m.nodes[node].first = child;
+  m.nodes[node].count = 0;
+  build_node(m, items, begin, s, depth + 1, child, opt);
+  build_node(m, items, s, end, depth + 1, child + 1, opt);
+}
+
+/// A bin's bound as a float for the wide nodes: a float bound as it is (already grown); a double
+/// one rounded outward (`side` −1: down, +1: up) and grown by box_slack<float> of its magnitude,
+/// so the float slab test has the same margin against its own rounding as a float mesh's.
+template <class S>
+float float_box_bound(S x, int side) {
+  if constexpr (std::is_same_v<S, float>) {
+    return x;
+  } else {
+    const double g = double(box_slack<float>) * std::abs(x) + double(std::numeric_limits<float>::min());
+    const double y = side < 0 ? x - g : x + g;
+    float f = static_cast<float>(y);
+    if (side < 0 && double(f) > y) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+    if (side > 0 && double(f) < y) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+    return f;
+  }
+}
+
+/// Collapses binary node `b` (an inner node) into wide node `w`: starting from b's two children,
+/// the inner child with the largest box surface is replaced by its children until kMeshWidth
+/// slots are full or only leaves remain; inner slots become wide nodes in turn.
+template <class S>
+void collapse(TriangleMesh<S>& m, std::uint32_t b, std::uint32_t w) {
+  constexpr int W = kMeshWidth;
+  std::uint32_t slots[W] = {m.nodes[b].first, m.nodes[b].first + 1};
+  int n = 2;
+  auto area = [&](std::uint32_t i) {
+    const Vec3<S> e = m.nodes[i].hi - m.nodes[i].lo;
+    return e.x() * e.y() + e.y() * e.z() + e.z() * e.x();
+  };
+  while (n < W) {
+    int best = -1;
+    for (int i = 0; i < n; ++i)
+      if (m.nodes[slots[i]].count == 0 && (best < 0 || area(slots[i]) > area(slots[best]))) best = i;
+    if (best < 0) break;
+    const std::uint32_t open = slots[best];
+    slots[best] = m.nodes[open].first;
+    slots[n++] = m.nodes[open].first + 1;
+  }
+  std::uint32_t inner[W];
+  int ninner = 0;
+  for (int i = 0; i < W; ++i) {
+    MeshWideNode<S>& N = m.wide[w];
+    if (i >= n) {
+      for (int k = 0; k < 3; ++k) {
+        N.lo[k][i] = std::numeric_limits<S>::infinity();
+        N.hi[k][i] = -std::numeric_limits<S>::infinity();
+      }
+      N.child[i] = MeshWideNode<S>::kEmpty;
+      N.count[i] = 0;
+      continue;
+    }
+    const MeshNode<S>& c = m.nodes[slots[i]];
+    for (int k = 0; k < 3; ++k) {
+      N.lo[k][i] = float_box_bound(c.lo[k], -1);
+      N.hi[k][i] = float_box_bound(c.hi[k], +1);
+    }
+    N.count[i] = c.count;
+    if (c.count > 0) {
+      N.child[i] = c.first;
+    } else {
+      N.child[i] = static_cast<std::uint32_t>(m.wide.size());
+      m.wide.emplace_back();
+      inner[ninner++] = static_cast<std::uint32_t>(i);
+    }
+  }
+  for (int j = 0; j < ninner; ++j) {
+    const std::uint32_t i = inner[j];
+    collapse(m, slots[i], m.wide[w].child[i]);
+  }
+}
+
+}  // namespace impact::mesh_detail

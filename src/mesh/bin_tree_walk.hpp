@@ -1,0 +1,310 @@
+#pragma once
+// impact — mesh/bin_tree_walk.hpp: walking the tree of bins along a segment: four boxes per step by the slab test
+// (SSE lanes where available), nearest bins first, pruned by the best time so far; and the
+// brute-force visit the tests compare it with.
+#include <impact/mesh.hpp>
+
+#include "mesh/bin_tree_build.hpp"
+
+#include <impact/cast.hpp>
+#include <impact/mesh.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <string_view>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+namespace impact::mesh_detail {
+
+/// Four lanes of S with the few operations the four-box slab test needs: SSE on x86-64 (two
+/// registers for double), plain loops elsewhere. Every operation is the IEEE one, lane by lane.
+template <class S>
+struct Lanes4 {
+  S v[4];
+  static Lanes4 load(const S* p) { return {{p[0], p[1], p[2], p[3]}}; }
+  static Lanes4 splat(S x) { return {{x, x, x, x}}; }
+  template <class F>
+  static Lanes4 map(const Lanes4& a, const Lanes4& b, F f) {
+    return {{f(a.v[0], b.v[0]), f(a.v[1], b.v[1]), f(a.v[2], b.v[2]), f(a.v[3], b.v[3])}};
+  }
+  friend Lanes4 operator+(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x + y; }); }
+  friend Lanes4 operator-(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x - y; }); }
+  friend Lanes4 operator/(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x / y; }); }
+  friend Lanes4 operator*(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x * y; }); }
+  static Lanes4 max(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x > y ? x : y; }); }
+  static Lanes4 min(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x < y ? x : y; }); }
+  template <class F>
+  static int mask(const Lanes4& a, const Lanes4& b, F f) {
+    return int(f(a.v[0], b.v[0])) | int(f(a.v[1], b.v[1])) << 1 | int(f(a.v[2], b.v[2])) << 2 | int(f(a.v[3], b.v[3])) << 3;
+  }
+  static int le_mask(const Lanes4& a, const Lanes4& b) { return mask(a, b, [](S x, S y) { return x <= y; }); }
+  static int lt_mask(const Lanes4& a, const Lanes4& b) { return mask(a, b, [](S x, S y) { return x < y; }); }
+  static int eq_mask(const Lanes4& a, const Lanes4& b) { return mask(a, b, [](S x, S y) { return x == y; }); }
+  void store(S* p) const { std::copy(v, v + 4, p); }
+};
+
+#if defined(__SSE2__)
+template <>
+struct Lanes4<float> {
+  __m128 v;
+  static Lanes4 load(const float* p) { return {_mm_load_ps(p)}; }
+  static Lanes4 splat(float x) { return {_mm_set1_ps(x)}; }
+  friend Lanes4 operator+(Lanes4 a, Lanes4 b) { return {_mm_add_ps(a.v, b.v)}; }
+  friend Lanes4 operator-(Lanes4 a, Lanes4 b) { return {_mm_sub_ps(a.v, b.v)}; }
+  friend Lanes4 operator*(Lanes4 a, Lanes4 b) { return {_mm_mul_ps(a.v, b.v)}; }
+  friend Lanes4 operator/(Lanes4 a, Lanes4 b) { return {_mm_div_ps(a.v, b.v)}; }
+  static Lanes4 max(Lanes4 a, Lanes4 b) { return {_mm_max_ps(a.v, b.v)}; }
+  static Lanes4 min(Lanes4 a, Lanes4 b) { return {_mm_min_ps(a.v, b.v)}; }
+  static int le_mask(Lanes4 a, Lanes4 b) { return _mm_movemask_ps(_mm_cmple_ps(a.v, b.v)); }
+  static int lt_mask(Lanes4 a, Lanes4 b) { return _mm_movemask_ps(_mm_cmplt_ps(a.v, b.v)); }
+  static int eq_mask(Lanes4 a, Lanes4 b) { return _mm_movemask_ps(_mm_cmpeq_ps(a.v, b.v)); }
+  void store(float* p) const { _mm_storeu_ps(p, v); }
+};
+
+template <>
+struct Lanes4<double> {
+  __m128d lo, hi;
+  static Lanes4 load(const double* p) { return {_mm_load_pd(p), _mm_load_pd(p + 2)}; }
+  static Lanes4 splat(double x) { return {_mm_set1_pd(x), _mm_set1_pd(x)}; }
+  friend Lanes4 operator+(Lanes4 a, Lanes4 b) { return {_mm_add_pd(a.lo, b.lo), _mm_add_pd(a.hi, b.hi)}; }
+  friend Lanes4 operator-(Lanes4 a, Lanes4 b) { return {_mm_sub_pd(a.lo, b.lo), _mm_sub_pd(a.hi, b.hi)}; }
+  friend Lanes4 operator*(Lanes4 a, Lanes4 b) { return {_mm_mul_pd(a.lo, b.lo), _mm_mul_pd(a.hi, b.hi)}; }
+  friend Lanes4 operator/(Lanes4 a, Lanes4 b) { return {_mm_div_pd(a.lo, b.lo), _mm_div_pd(a.hi, b.hi)}; }
+  static Lanes4 max(Lanes4 a, Lanes4 b) { return {_mm_max_pd(a.lo, b.lo), _mm_max_pd(a.hi, b.hi)}; }
+  static Lanes4 min(Lanes4 a, Lanes4 b) { return {_mm_min_pd(a.lo, b.lo), _mm_min_pd(a.hi, b.hi)}; }
+  static int le_mask(Lanes4 a, Lanes4 b) {
+    return _mm_movemask_pd(_mm_cmple_pd(a.lo, b.lo)) | _mm_movemask_pd(_mm_cmple_pd(a.hi, b.hi)) << 2;
+  }
+  static int lt_mask(Lanes4 a, Lanes4 b) {
+    return _mm_movemask_pd(_mm_cmplt_pd(a.lo, b.lo)) | _mm_movemask_pd(_mm_cmplt_pd(a.hi, b.hi)) << 2;
+  }
+  static int eq_mask(Lanes4 a, Lanes4 b) {
+    return _mm_movemask_pd(_mm_cmpeq_pd(a.lo, b.lo)) | _mm_movemask_pd(_mm_cmpeq_pd(a.hi, b.hi)) << 2;
+  }
+  void store(double* p) const {
+    _mm_storeu_pd(p, lo);
+    _mm_storeu_pd(p + 2, hi);
+  }
+};
+#endif
+
+/// A segment origin + t·dir, t ∈ [0, t_max], against boxes grown by (grow_lo, grow_hi): the slab
+/// test (Kay and Kajiya), branch-free. Per axis the near and far planes are chosen once per
+/// segment from the sign of dir, and the growth is folded into the origin. Components of dir
+/// that are zero get a huge finite reciprocal instead of infinity, so 0·∞ never makes a NaN.
+template <class S>
+struct Segment3 {
+  S inv[3];
+  S o_near[3], o_far[3];  // origin shifted by the growth of the near / far plane
+  int near_hi[3];         // 1 when the near plane of the axis is the box's max (dir < 0)
+  // The same per axis for the wide nodes' float boxes: in float, splatted to four lanes (for a
+  // double segment: grown by float ulps of the query's magnitudes, like a float segment), and the
+  // byte offsets in a MeshWideNode of the near and far planes' coordinates.
+  Lanes4<float> l_inv[3], l_near[3], l_far[3];
+  std::uint32_t near_at[3], far_at[3];
+  Segment3(const Vec3<S>& o, const Vec3<S>& d, const Vec3<S>& glo_in, const Vec3<S>& ghi_in) {
+    // The triangle tests round in the query's own frame (the origin, the path, the radius), so
+    // the boxes are also grown by a few ulps of those magnitudes: a bin is never culled by a
+    // rounding error smaller than the one in the time of a triangle inside it (ties included).
+    const S mag = std::max(o.cwiseAbs().maxCoeff(), Vec3<S>(o + d).cwiseAbs().maxCoeff()) +
+                  std::max(glo_in.maxCoeff(), ghi_in.maxCoeff());
+    const S slack = S(16) * std::numeric_limits<S>::epsilon() * mag;
+    const Vec3<S> glo = glo_in.array() + slack, ghi = ghi_in.array() + slack;
+    for (int i = 0; i < 3; ++i) {
+      const S big = std::numeric_limits<S>::max();
+      inv[i] = std::abs(d[i]) > std::numeric_limits<S>::min() * S(4) ? S(1) / d[i] : std::copysign(big, d[i]);
+      near_hi[i] = inv[i] < S(0);
+      // near plane lo − glo (dir ≥ 0) or hi + ghi (dir < 0); far plane the other one.
+      o_near[i] = near_hi[i] ? o[i] - ghi[i] : o[i] + glo[i];
+      o_far[i] = near_hi[i] ? o[i] + glo[i] : o[i] - ghi[i];
+      if constexpr (std::is_same_v<S, float>) {
+        l_inv[i] = Lanes4<float>::splat(inv[i]);
+        l_near[i] = Lanes4<float>::splat(o_near[i]);
+        l_far[i] = Lanes4<float>::splat(o_far[i]);
+      } else {
+        // A direction component too small for a float reciprocal moves the segment by less than
+        // 4 FLT_MIN · max_magnitude along its axis: added to the slack, it is parallel there.
+        constexpr double fmin = std::numeric_limits<float>::min();
+        const double slack_f = 16.0 * std::numeric_limits<float>::epsilon() * mag + 4.0 * fmin * Tolerances<S>::max_magnitude;
+        const double lo_f = glo_in[i] + slack_f, hi_f = ghi_in[i] + slack_f;
+        const float inv_f = std::abs(d[i]) > 4.0 * fmin ? static_cast<float>(1.0 / d[i])
+                                                        : std::copysign(std::numeric_limits<float>::max(), float(d[i]));
+        l_inv[i] = Lanes4<float>::splat(inv_f);
+        l_near[i] = Lanes4<float>::splat(static_cast<float>(near_hi[i] ? o[i] - hi_f : o[i] + lo_f));
+        l_far[i] = Lanes4<float>::splat(static_cast<float>(near_hi[i] ? o[i] + lo_f : o[i] - hi_f));
+      }
+      const auto lo_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, lo) + kMeshWidth * sizeof(float) * i);
+      const auto hi_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, hi) + kMeshWidth * sizeof(float) * i);
+      near_at[i] = near_hi[i] ? hi_at : lo_at;
+      far_at[i] = near_hi[i] ? lo_at : hi_at;
+    }
+  }
+  /// Entry parameter of the segment into the node's grown box, or +inf when it misses.
+  S entry(const MeshNode<S>& n, S t_max) const {
+    const Vec3<S>* b[2] = {&n.lo, &n.hi};
+    S t0 = S(0), t1 = t_max;
+    for (int i = 0; i < 3; ++i) {
+      const S a = ((*b[near_hi[i]])[i] - o_near[i]) * inv[i];
+      const S c = ((*b[1 - near_hi[i]])[i] - o_far[i]) * inv[i];
+      t0 = std::max(t0, a);
+      t1 = std::min(t1, c);
+    }
+    // Robust slab test (Ize 2013): each t has a relative error of about 3 ulps (a subtraction,
+    // a reciprocal, a product), so the far bound is widened by more than twice that.
+    return t0 <= t1 * slab_widen<S> ? t0 : std::numeric_limits<S>::infinity();
+  }
+  /// The same for the boxes of a wide node, four at a time: the entry parameters go to `out` and
+  /// the result has bit i set when slot i is entered before t_max (empty slots, whose boxes are
+  /// inverted infinite ones, never are).
+  int entry_wide(const MeshWideNode<S>& n, S t_max, float out[kMeshWidth]) const {
+    using L = Lanes4<float>;
+    float tm = static_cast<float>(t_max);  // rounded up: the far bound is never lowered
+    if (S(tm) < t_max) tm = std::nextafter(tm, std::numeric_limits<float>::infinity());
+    int mask = 0;
+    for (int g = 0; g < kMeshWidth; g += 4) {
+      const char* base = reinterpret_cast<const char*>(&n) + g * sizeof(float);
+      L t0 = L::splat(0.0f), t1 = L::splat(tm);
+      for (int k = 0; k < 3; ++k) {
+        const L nb = L::load(reinterpret_cast<const float*>(base + near_at[k]));
+        const L fb = L::load(reinterpret_cast<const float*>(base + far_at[k]));
+        t0 = L::max(t0, (nb - l_near[k]) * l_inv[k]);
+        t1 = L::min(t1, (fb - l_far[k]) * l_inv[k]);
+      }
+      t0.store(out + g);
+      mask |= L::le_mask(t0, t1 * L::splat(slab_widen<float>)) << g;
+    }
+    return mask;
+  }
+};
+
+/// Starts fetching a wide node (count 0) or a leaf's first triangles into the cache.
+template <class S>
+inline void prefetch_item(const TriangleMesh<S>& m, std::uint32_t ref, std::uint32_t count) {
+#if defined(__GNUC__)
+  const char* p = count == 0 ? reinterpret_cast<const char*>(&m.wide[ref]) : reinterpret_cast<const char*>(&m.blocks[ref]);
+  __builtin_prefetch(p);
+  __builtin_prefetch(p + 64);
+#else
+  (void)m, (void)ref, (void)count;
+#endif
+}
+
+/// Walks the tree nearest bin first, calling leaf(first block, triangle count, t_best&) on every
+/// leaf whose grown box the segment enters before t_best; leaf lowers t_best on a hit. Fixed
+/// stack: no allocation. The nearest child entered is visited next without a round trip through
+/// the stack; the others are pushed far to near, and dropped when popped behind t_best.
+template <class S, class Leaf>
+void walk_leaves(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Leaf&& leaf) {
+  if (m.nodes.empty()) return;
+  const MeshNode<S>& root = m.nodes[0];
+  if (!(seg.entry(root, t_best) <= t_best)) return;
+  if (root.count > 0) {  // a single leaf
+    leaf(root.first, root.count, t_best);
+    return;
+  }
+  // Stack of wide nodes (count 0) and leaves (first block, count), each with its entry
+  // t. Each wide level pushes at most kMeshWidth − 1 items and the wide tree is at most
+  // kMeshMaxDepth deep.
+  struct Item {
+    std::uint32_t ref, count;
+    float t;  // entry into the item's (float) box
+  };
+  Item stack[(kMeshWidth - 1) * kMeshMaxDepth + 8];
+  int top = 0;
+  std::uint32_t ref = 0, count = 0;  // the current wide node (count 0) or leaf
+  for (;;) {
+    if (count == 0) {
+      const MeshWideNode<S>& w = m.wide[ref];
+      float t[kMeshWidth];
+      unsigned mask = static_cast<unsigned>(seg.entry_wide(w, t_best, t));
+      if (mask != 0) {
+        const int i0 = std::countr_zero(mask);
+        mask &= mask - 1;
+        if (mask == 0) {  // one child entered: go down
+          ref = w.child[i0];
+          count = w.count[i0];
+          continue;
+        }
+        const int i1 = std::countr_zero(mask);
+        mask &= mask - 1;
+        if (mask == 0) {  // two: the far one waits on the stack
+          const int near = t[i1] < t[i0] ? i1 : i0, far = i0 + i1 - near;
+          stack[top++] = {w.child[far], w.count[far], t[far]};
+          prefetch_item(m, w.child[far], w.count[far]);
+          ref = w.child[near];
+          count = w.count[near];
+          continue;
+        }
+        // More: sorted far to near by insertion, all but the nearest pushed.
+        int order[kMeshWidth] = {i0, i1};  // far to near
+        if (t[i0] < t[i1]) std::swap(order[0], order[1]);
+        int n = 2;
+        while (mask != 0) {
+          const int i = std::countr_zero(mask);
+          mask &= mask - 1;
+          int j = n++;
+          while (j > 0 && t[order[j - 1]] < t[i]) {
+            order[j] = order[j - 1];
+            --j;
+          }
+          order[j] = i;
+        }
+        for (int j = 0; j + 1 < n; ++j) {
+          stack[top++] = {w.child[order[j]], w.count[order[j]], t[order[j]]};
+          prefetch_item(m, w.child[order[j]], w.count[order[j]]);
+        }
+        ref = w.child[order[n - 1]];
+        count = w.count[order[n - 1]];
+        continue;
+      }
+    } else {
+      leaf(ref, count, t_best);
+    }
+    // Next: the nearest item on the stack still in front of t_best.
+    for (;;) {
+      if (top == 0) return;
+      const Item& it = stack[--top];
+      if (it.t <= t_best) {
+        ref = it.ref;
+        count = it.count;
+        break;
+      }
+    }
+  }
+}
+
+/// walk_leaves calling visit(packed triangle, t_best&) on each triangle of the leaves reached.
+template <class S, class Visit>
+void walk(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Visit&& visit) {
+  walk_leaves(m, seg, t_best, [&](std::uint32_t first, std::uint32_t count, S& tb) {
+    for (std::uint32_t i = 0; i < count; ++i) visit(m.blocks[first + i / 4].lane(static_cast<int>(i % 4)), tb);
+  });
+}
+
+/// Every non-degenerate triangle in index order (the brute-force oracle).
+template <class S, class Visit>
+void brute(const TriangleMesh<S>& m, S& t_best, Visit&& visit) {
+  for (std::uint32_t i = 0; i < m.triangles.size(); ++i) {
+    if (m.degenerate[i]) continue;
+    const auto& t = m.triangles[i];
+    const PackedTriangle<S> p{m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]], i};
+    visit(p, t_best);
+  }
+}
+
+/// (t, index) ordering: earlier first, then the lower triangle index, so the tree and brute force
+/// pick the same triangle when several are hit at the same time.
+template <class S>
+bool better(S t, std::uint32_t i, S t_best, std::uint32_t i_best, bool have) {
+  return !have || t < t_best || (t == t_best && i < i_best);
+}
+
+}  // namespace impact::mesh_detail
