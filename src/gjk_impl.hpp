@@ -17,9 +17,15 @@ DistanceResult<S> distance(const Shape<S>& a, const Pose<S>& pose_a, const Shape
     r.error = detail::validate_pair(a, pose_a, b, pose_b);
     return r;
   }
-  const Transform<S> ta(pose_a), tb(pose_b);
   return detail::visit_cores(a, b, [&](const auto& ca, S ra, const auto& cb, S rb) {
-    return gjk_distance<S>(ca, ra, ta, cb, rb, tb, options, cache);
+    using A = std::decay_t<decltype(ca)>;
+    using B = std::decay_t<decltype(cb)>;
+    if constexpr (detail::kWorldClosedForm<A, B, S>) {
+      if (cache) cache->count = 0;
+      return detail::world_closed_form_distance<S>(ca, ra, pose_a, cb, rb, pose_b);
+    } else {
+      return gjk_distance<S>(ca, ra, Transform<S>(pose_a), cb, rb, Transform<S>(pose_b), options, cache);
+    }
   });
 }
 
