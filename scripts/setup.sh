@@ -6,7 +6,7 @@ pkgs=(build-essential cmake pkg-config git
       libeigen3-dev libqhull-dev libgtest-dev libgmock-dev libbenchmark-dev
       libcli11-dev nlohmann-json3-dev
       libbullet-dev libfcl-dev libccd-dev
-      libtinyobjloader-dev libembree-dev
+      libtinyobjloader-dev libembree-dev libtbb-dev
       python3 python3-numpy python3-scipy)
 missing=()
 for p in "${pkgs[@]}"; do

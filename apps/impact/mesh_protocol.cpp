@@ -183,6 +183,17 @@ void shape(StoredMesh& m, const Shape<double>& s, const Pose<double>& pose, cons
 
 }  // namespace
 
+std::shared_ptr<const TriangleMesh<double>> body_mesh_double(const json& j, const std::string& path) {
+  std::shared_ptr<StoredMesh> m = mesh_of(j, path);
+  return {m, &m->d};
+}
+
+std::shared_ptr<const TriangleMesh<float>> body_mesh_float(const json& j, const std::string& path) {
+  std::shared_ptr<StoredMesh> m = mesh_of(j, path);
+  const TriangleMesh<float>* f = &m->as_float();
+  return {m, f};
+}
+
 bool is_mesh_query(const std::string& q) {
   return q == "define_mesh" || q == "mesh_ray_cast" || q == "mesh_sphere_cast" || q == "mesh_shape_cast" ||
          q == "mesh_spheres_cast" || is_level_query(q);

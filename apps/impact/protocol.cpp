@@ -9,6 +9,7 @@
 #include "json_line.hpp"
 #include "mesh_protocol.hpp"
 #include "parse.hpp"
+#include "world_protocol.hpp"
 
 #include <impact/cast.hpp>
 #include <impact/query.hpp>
@@ -210,6 +211,8 @@ void answer_query(const json& j, ojson& out) {
     else answer_toi<double>(a, ma, b, mb, m, target, tolerance, out);
   } else if (is_mesh_query(q)) {
     answer_mesh_query(q, f, use_float, out);
+  } else if (is_world_query(q)) {
+    answer_world_query(q, f, use_float, j.contains("precision"), out);
   } else {
     throw Bad{"query: unknown query '" + q + "'"};
   }

@@ -1,7 +1,8 @@
 // impact — impact.hpp: the whole API in one include. Shapes and poses (shapes.hpp, math.hpp),
 // statuses and tolerances, distance and intersection (query.hpp), ray and shape casts (cast.hpp),
-// time of impact under rotation (toi.hpp), triangle meshes (mesh.hpp) and levels of rooms and
-// portals (level.hpp). The algorithms behind them live in src/ and are not installed.
+// time of impact under rotation (toi.hpp), triangle meshes (mesh.hpp), levels of rooms and
+// portals (level.hpp), and worlds of many moving bodies (world.hpp). The algorithms behind them
+// live in src/ and are not installed.
 #pragma once
 
 #include <impact/cast.hpp>
@@ -13,3 +14,4 @@
 #include <impact/status.hpp>
 #include <impact/tolerances.hpp>
 #include <impact/toi.hpp>
+#include <impact/world.hpp>

@@ -1,0 +1,20 @@
+// impact — world_protocol.hpp: the world queries of `impact query` (define_world, world_edit,
+// world_step; docs/protocol.md "Worlds").
+#pragma once
+
+#include "parse.hpp"
+
+#include <string>
+
+namespace impact::cli {
+
+/// True when `query` names a world query.
+bool is_world_query(const std::string& query);
+
+/// Answers a world query whose common fields (id, query, precision) `f` has already read;
+/// `precision_given` says whether the line named its precision (a world's lines must match the
+/// world's). Worlds stored by `define_world` live for the rest of the process (one process per
+/// stream). A line that throws `Bad` has changed nothing.
+void answer_world_query(const std::string& query, Fields& f, bool use_float, bool precision_given, ojson& out);
+
+}  // namespace impact::cli

@@ -1,0 +1,150 @@
+// impact — world/bodies.hpp: a world's bodies as the step sees them: convex pieces with their
+// bounding spheres in the body's frame, and the mesh data the culling needs.
+//
+// A convex body is one piece at the identity; a compound has a piece per part; a mesh body keeps
+// its triangles' local boxes and bounding spheres. Every radius is a bound about its centre,
+// inflated for the rounding of the scalar it was computed in (`kRadiusUlps` ulps of S).
+#pragma once
+
+#include "world/swept_bounds.hpp"
+#include "world/triangle_tree.hpp"
+
+#include <impact/world.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace impact::world_detail {
+
+/// Relative inflation of radii computed in S (a norm of S values is within a few ulps).
+template <class S>
+inline constexpr double kRadiusUlps = 256.0 * double(std::numeric_limits<S>::epsilon());
+
+/// A convex piece of a body: the part's shape and its place in the body's frame.
+template <class S>
+struct Part {
+  Shape<S> shape;       ///< The part in its own frame.
+  Pose<S> pose;         ///< Its pose in the body's frame.
+  bool identity = true; ///< pose is the identity (a convex body's only piece).
+  Shape<S> in_body;     ///< The part in the body's frame: `shape`, or a TransformedShape.
+  Vec3d center = Vec3d::Zero();  ///< The part's origin in the body frame (double).
+  double radius = 0;    ///< Every point of the part is within this of `center`.
+};
+
+/// What a mesh body's culling needs, computed once when the body is added.
+template <class S>
+struct MeshData {
+  std::shared_ptr<const TriangleMesh<S>> mesh;
+  std::vector<std::uint32_t> live;  ///< Triangles that can be hit (non-degenerate), ascending.
+  std::vector<Vec3d> lo, hi;        ///< Local box of each live triangle (parallel to `live`).
+  std::vector<Vec3d> center;        ///< Local bounding-sphere centre of each live triangle.
+  std::vector<double> radius;       ///< Its radius.
+  Vec3d box_lo = Vec3d::Zero(), box_hi = Vec3d::Zero();  ///< Local box of all live triangles.
+  TriangleTree tree;                ///< Over the live triangles' local boxes (indices into `live`).
+
+  [[nodiscard]] Triangle<S> triangle(std::uint32_t k) const {
+    const auto& t = mesh->triangles[k];
+    return {mesh->vertices[t[0]], mesh->vertices[t[1]], mesh->vertices[t[2]]};
+  }
+};
+
+/// A body of a world.
+template <class S>
+struct Body {
+  std::string id;
+  BodyKind kind = BodyKind::convex;
+  std::vector<Part<S>> parts;              ///< convex: one identity part; compound: its parts.
+  std::shared_ptr<const MeshData<S>> mesh; ///< kind == mesh.
+  Pose<S> pose;                            ///< Stored pose.
+  std::uint32_t category = 1, mask = 0xffffffffu;
+  double radius = 0;                       ///< Bounding radius about the body's origin (double).
+};
+
+template <class S>
+[[nodiscard]] Part<S> make_part(const Shape<S>& shape, const Pose<S>& pose, bool identity) {
+  Part<S> p;
+  p.shape = shape;
+  p.pose = pose;
+  p.identity = identity;
+  if (identity) p.in_body = shape;
+  else p.in_body = TransformedShape<S>{std::make_shared<const Shape<S>>(shape), pose};
+  p.center = identity ? Vec3d::Zero() : Vec3d(pose.position.template cast<double>());
+  p.radius = double(bounding_radius(shape)) * (1.0 + kRadiusUlps<S>);
+  return p;
+}
+
+template <class S>
+[[nodiscard]] std::shared_ptr<const MeshData<S>> make_mesh_data(std::shared_ptr<const TriangleMesh<S>> mesh) {
+  auto d = std::make_shared<MeshData<S>>();
+  const auto& m = *mesh;
+  const std::size_t n = m.triangles.size();
+  bool any = false;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k < m.degenerate.size() && m.degenerate[k]) continue;
+    const auto& t = m.triangles[k];
+    const Vec3d a = m.vertices[t[0]].template cast<double>(), b = m.vertices[t[1]].template cast<double>(),
+                c = m.vertices[t[2]].template cast<double>();
+    const Vec3d lo = a.cwiseMin(b).cwiseMin(c), hi = a.cwiseMax(b).cwiseMax(c);
+    const Vec3d mid = 0.5 * (lo + hi);
+    const double r = std::max({(a - mid).norm(), (b - mid).norm(), (c - mid).norm()});
+    const double scale = std::max(mid.cwiseAbs().maxCoeff(), r);
+    d->live.push_back(static_cast<std::uint32_t>(k));
+    d->lo.push_back(lo);
+    d->hi.push_back(hi);
+    d->center.push_back(mid);
+    d->radius.push_back(r + kRelativeSlack * scale);
+    d->box_lo = any ? Vec3d(d->box_lo.cwiseMin(lo)) : lo;
+    d->box_hi = any ? Vec3d(d->box_hi.cwiseMax(hi)) : hi;
+    any = true;
+  }
+  d->tree.build(d->lo, d->hi);
+  d->mesh = std::move(mesh);
+  return d;
+}
+
+/// Checks a body description and builds the body; returns the error (path relative to the body).
+template <class S>
+[[nodiscard]] std::string make_body(const WorldBody<S>& in, Body<S>& out) {
+  if (in.id.empty()) return "body: empty ID";
+  if (auto e = validate(in.pose); !e.empty()) return "pose." + e;
+  out = Body<S>{};
+  out.id = in.id;
+  out.kind = in.kind;
+  out.pose = in.pose;
+  out.category = in.category;
+  out.mask = in.mask;
+  switch (in.kind) {
+    case BodyKind::convex:
+      if (auto e = validate(in.shape); !e.empty()) return "shape." + e;
+      out.parts.push_back(make_part(in.shape, Pose<S>{}, true));
+      break;
+    case BodyKind::compound:
+      if (in.parts.empty()) return "compound: no parts";
+      for (std::size_t i = 0; i < in.parts.size(); ++i) {
+        const std::string at = "compound." + std::to_string(i) + ".";
+        if (auto e = validate(in.parts[i].shape); !e.empty()) return at + "shape." + e;
+        if (auto e = validate(in.parts[i].pose); !e.empty()) return at + "pose." + e;
+        out.parts.push_back(make_part(in.parts[i].shape, in.parts[i].pose, false));
+      }
+      break;
+    case BodyKind::mesh: {
+      if (!in.mesh) return "mesh: missing";
+      if (in.mesh->normals.size() != in.mesh->triangles.size()) return "mesh: not built (call build_mesh)";
+      out.mesh = make_mesh_data(in.mesh);
+      break;
+    }
+  }
+  double r = 0;
+  for (const auto& p : out.parts) r = std::max(r, p.center.norm() + p.radius);
+  if (out.mesh) {
+    for (std::size_t i = 0; i < out.mesh->live.size(); ++i)
+      r = std::max(r, out.mesh->center[i].norm() + out.mesh->radius[i]);
+  }
+  out.radius = r * (1.0 + kRelativeSlack);
+  return {};
+}
+
+}  // namespace impact::world_detail

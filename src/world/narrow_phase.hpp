@@ -1,0 +1,201 @@
+// impact — world/narrow_phase.hpp: the first contact of one body pair, over its pieces.
+//
+// The pieces of a pair are part × part (convex bodies are one part) or part × triangle. Each
+// piece has a swept sphere (swept_bounds.hpp); a piece pair is kept when the two spheres come
+// within the gap, with the first time they can (`t_enter`). Triangles of a mesh that does not
+// turn are culled in the mesh's frame, where the other piece moves on a line: its sweep's box
+// walks the mesh's box tree (triangle_tree.hpp), then each triangle's box and sphere are tested.
+// Triangles of a turning mesh (a platform) get swept spheres in the world once per step and are
+// tested one by one (a brute-force pass: such meshes are small in the scenes so far).
+//
+// Kept piece pairs run through `time_of_impact` in the order of t_enter. A piece pair cannot
+// come within the gap before its t_enter, and a hit is within the tolerance of the target, so
+// once t_enter exceeds the best toi so far by more than a float ulp the rest cannot beat it and
+// are skipped (a `max_iterations` lower bound earlier than t_enter is the one thing a skipped pair
+// could have reported; skipping it keeps a later, still valid, answer).
+//
+// How a piece is queried: a part of a body that does not turn is the part's shape at the body's
+// pose composed with the part's pose, moving linearly; a part of a turning body is the part
+// placed in the body's frame (TransformedShape) under the body's motion, so it turns about the
+// body's origin; a triangle is a Triangle in the mesh's frame under the mesh's motion. The call
+// order is canonical (the lower ID first, a mesh's triangle always second), so the answer does
+// not depend on where bodies sit in the world's arrays.
+#pragma once
+
+#include "world/bodies.hpp"
+#include "world/swept_bounds.hpp"
+
+#include <impact/toi.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace impact::world_detail {
+
+/// A body as one step sees it.
+template <class S>
+struct StepBody {
+  const Body<S>* body = nullptr;
+  Motion<S> motion;                   ///< Pose at t = 0 and velocities (zero at rest).
+  BodyPath path;                      ///< The same in double.
+  std::vector<SweptSphere> parts;     ///< Swept sphere of each part (world).
+  std::vector<SweptSphere> triangles; ///< Turning meshes only: swept sphere of each live triangle (world).
+};
+
+/// A piece pair kept by the culling.
+struct PiecePair {
+  double t_enter = 0;
+  int part_a = 0;           ///< Part of the first body of the call.
+  std::uint32_t piece_b = 0;  ///< Part, or index into MeshData::live, of the second.
+};
+
+/// The first contact of a pair in call order (a = first body of the call).
+template <class S>
+struct PairContact {
+  bool found = false;
+  CastHit<S> hit;
+  int part_a = -1;
+  std::int64_t piece_b = -1;  ///< Part, or triangle index.
+};
+
+/// Per-thread scratch: no allocation per pair once warm.
+struct NarrowScratch {
+  std::vector<PiecePair> pieces;
+};
+
+/// The shape and motion `time_of_impact` gets for part `i` of `sb` (see the top of this file).
+template <class S>
+[[nodiscard]] const Shape<S>& part_query(const StepBody<S>& sb, int i, Motion<S>& m) {
+  const Part<S>& p = sb.body->parts[static_cast<std::size_t>(i)];
+  m = sb.motion;
+  if (p.identity) return p.shape;
+  if (!sb.path.spins) {
+    m.pose.position = sb.motion.pose.rotation * p.pose.position + sb.motion.pose.position;
+    m.pose.rotation = (sb.motion.pose.rotation * p.pose.rotation).normalized();
+    return p.shape;
+  }
+  return p.in_body;
+}
+
+/// Keeps the (part of a) × (triangle of mesh body b) pairs whose bounds meet.
+template <class S>
+void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, double gap,
+                    std::vector<PiecePair>& out) {
+  const MeshData<S>& md = *b.body->mesh;
+  const std::size_t n = md.live.size();
+  if (!b.path.spins) {
+    // The mesh translates: in its frame the part's sphere moves on the line between its
+    // relative positions at t = 0 and t = 1, and the triangles stand still.
+    const Mat3<double>& rt = b.path.r0;
+    SweptSphere local{rt.transpose() * (sa.p0 - b.path.p0), rt.transpose() * (sa.p1 - b.path.p1), sa.r};
+    const double scale = std::max({local.p0.cwiseAbs().maxCoeff(), local.p1.cwiseAbs().maxCoeff(),
+                                   sa.p0.cwiseAbs().maxCoeff(), sa.p1.cwiseAbs().maxCoeff(), b.path.p0.cwiseAbs().maxCoeff(),
+                                   b.path.p1.cwiseAbs().maxCoeff()});
+    local.r += kRelativeSlack * scale;
+    Vec3d lo, hi;
+    local.box(gap, lo, hi);
+    if ((lo.array() > md.box_hi.array()).any() || (hi.array() < md.box_lo.array()).any()) return;
+    md.tree.query(lo, hi, [&](std::uint32_t k) {
+      if ((lo.array() > md.hi[k].array()).any() || (hi.array() < md.lo[k].array()).any()) return;
+      const SweptSphere tri{md.center[k], md.center[k], md.radius[k]};
+      const double t = first_entry(local, tri, gap);
+      if (t != kNever) out.push_back({t, part, k});
+    });
+    return;
+  }
+  Vec3d lo, hi;
+  sa.box(gap, lo, hi);
+  for (std::size_t k = 0; k < n; ++k) {
+    const SweptSphere& tri = b.triangles[k];
+    Vec3d tlo, thi;
+    tri.box(0, tlo, thi);
+    if ((lo.array() > thi.array()).any() || (hi.array() < tlo.array()).any()) continue;
+    const double t = first_entry(sa, tri, gap);
+    if (t != kNever) out.push_back({t, part, static_cast<std::uint32_t>(k)});
+  }
+}
+
+/// Per-pair options of the narrow phase.
+template <class S>
+struct NarrowOptions {
+  ToiOptions<S> toi;        ///< target, tolerance (already floored for the pair), method, cap.
+  double gap = 0;           ///< Culling gap: target + 2·tolerance (double).
+  bool prune_by_best = true;
+};
+
+/// The tie order of contacts: earlier toi, then an initial overlap before a hit at 0, then the
+/// lower piece indices.
+template <class S>
+[[nodiscard]] bool better(const CastHit<S>& h, int pa, std::int64_t pb, const PairContact<S>& best) {
+  if (!best.found) return true;
+  if (h.toi != best.hit.toi) return h.toi < best.hit.toi;
+  const bool io = h.status == Status::initially_overlapping, bio = best.hit.status == Status::initially_overlapping;
+  if (io != bio) return io;
+  if (pa != best.part_a) return pa < best.part_a;
+  return pb < best.piece_b;
+}
+
+/// The first contact of bodies a and b (a is the first of the call: the lower ID, or the
+/// non-mesh body). Returns false with `error` set if a query rejected its input.
+template <class S>
+[[nodiscard]] bool pair_contact(const StepBody<S>& a, const StepBody<S>& b, const NarrowOptions<S>& opt,
+                                NarrowScratch& scratch, PairContact<S>& best, std::size_t& toi_calls,
+                                std::size_t& piece_pairs, std::string& error) {
+  best = PairContact<S>{};
+  auto& pieces = scratch.pieces;
+  pieces.clear();
+  const bool mesh_b = b.body->kind == BodyKind::mesh;
+  for (std::size_t i = 0; i < a.parts.size(); ++i) {
+    if (mesh_b) {
+      cull_triangles(static_cast<int>(i), a.parts[i], b, opt.gap, pieces);
+    } else {
+      for (std::size_t j = 0; j < b.parts.size(); ++j) {
+        const double t = first_entry(a.parts[i], b.parts[j], opt.gap);
+        if (t != kNever) pieces.push_back({t, static_cast<int>(i), static_cast<std::uint32_t>(j)});
+      }
+    }
+  }
+  piece_pairs += pieces.size();
+  std::sort(pieces.begin(), pieces.end(), [](const PiecePair& x, const PiecePair& y) {
+    if (x.t_enter != y.t_enter) return x.t_enter < y.t_enter;
+    if (x.part_a != y.part_a) return x.part_a < y.part_a;
+    return x.piece_b < y.piece_b;
+  });
+  // A float toi is rounded down by at most an ulp of 1: past that margin a piece pair cannot tie.
+  const double margin = 4.0 * double(std::numeric_limits<S>::epsilon());
+  Motion<S> ma, mb;
+  for (const PiecePair& pp : pieces) {
+    if (opt.prune_by_best && best.found && pp.t_enter > double(best.hit.toi) + margin) break;
+    const Shape<S>& sa = part_query(a, pp.part_a, ma);
+    ToiHit<S> h;
+    std::int64_t piece_b;
+    if (mesh_b) {
+      const MeshData<S>& md = *b.body->mesh;
+      const std::uint32_t tri = md.live[pp.piece_b];
+      const Shape<S> sb = md.triangle(tri);
+      h = time_of_impact(sa, ma, sb, b.motion, opt.toi);
+      piece_b = tri;
+    } else {
+      const Shape<S>& sb = part_query(b, static_cast<int>(pp.piece_b), mb);
+      h = time_of_impact(sa, ma, sb, mb, opt.toi);
+      piece_b = pp.piece_b;
+    }
+    ++toi_calls;
+    if (h.status == Status::invalid_input) {
+      error = h.error;
+      return false;
+    }
+    if (h.status == Status::miss) continue;
+    if (better(h, pp.part_a, piece_b, best)) {
+      best.found = true;
+      best.hit = h;
+      best.part_a = pp.part_a;
+      best.piece_b = piece_b;
+    }
+  }
+  return true;
+}
+
+}  // namespace impact::world_detail

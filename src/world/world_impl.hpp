@@ -1,0 +1,363 @@
+// impact — world/world_impl.hpp: World<S>: the bodies, their edits, and one step from motions to
+// sorted events (docs/architecture.md, "How a world step flows").
+#pragma once
+
+#include "world/bodies.hpp"
+#include "world/broad_phase.hpp"
+#include "world/narrow_phase.hpp"
+#include "world/swept_bounds.hpp"
+
+#include <impact/world.hpp>
+
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace impact {
+
+template <class S>
+struct World<S>::Impl {
+  std::vector<world_detail::Body<S>> bodies;  ///< In insertion order.
+  std::map<std::string, std::size_t, std::less<>> index;  ///< ID → position in `bodies`.
+
+  void reindex() {
+    index.clear();
+    for (std::size_t i = 0; i < bodies.size(); ++i) index.emplace(bodies[i].id, i);
+  }
+};
+
+template <class S>
+World<S>::World() : impl_(std::make_unique<Impl>()) {}
+template <class S>
+World<S>::~World() = default;
+template <class S>
+World<S>::World(World&&) noexcept = default;
+template <class S>
+World<S>& World<S>::operator=(World&&) noexcept = default;
+template <class S>
+World<S>::World(const World& o) : impl_(std::make_unique<Impl>(*o.impl_)) {}
+template <class S>
+World<S>& World<S>::operator=(const World& o) {
+  if (this != &o) impl_ = std::make_unique<Impl>(*o.impl_);
+  return *this;
+}
+
+template <class S>
+std::size_t World<S>::size() const {
+  return impl_->bodies.size();
+}
+
+template <class S>
+std::vector<std::string> World<S>::ids() const {
+  std::vector<std::string> out;
+  out.reserve(impl_->index.size());
+  for (const auto& [id, i] : impl_->index) out.push_back(id);
+  return out;
+}
+
+template <class S>
+const Pose<S>* World<S>::pose(std::string_view id) const {
+  auto it = impl_->index.find(id);
+  return it == impl_->index.end() ? nullptr : &impl_->bodies[it->second].pose;
+}
+
+template <class S>
+std::string World<S>::edit(std::span<const std::string> remove, std::span<const WorldBody<S>> add,
+                           std::string_view add_path) {
+  // Everything is checked before anything changes.
+  std::map<std::string, bool, std::less<>> gone;
+  for (std::size_t i = 0; i < remove.size(); ++i) {
+    const std::string at = "remove." + std::to_string(i);
+    if (!impl_->index.contains(remove[i])) return at + ": no body '" + remove[i] + "'";
+    if (!gone.emplace(remove[i], true).second) return at + ": body '" + remove[i] + "' removed twice";
+  }
+  std::vector<world_detail::Body<S>> fresh(add.size());
+  std::map<std::string, bool, std::less<>> added;
+  for (std::size_t i = 0; i < add.size(); ++i) {
+    const std::string at = std::string(add_path) + "." + std::to_string(i) + ".";
+    if (auto e = world_detail::make_body(add[i], fresh[i]); !e.empty()) return at + e;
+    const std::string& id = add[i].id;
+    if ((impl_->index.contains(id) && !gone.contains(id)) || !added.emplace(id, true).second)
+      return at + "body: ID '" + id + "' exists";
+  }
+  if (!gone.empty()) {
+    std::erase_if(impl_->bodies, [&](const world_detail::Body<S>& b) { return gone.contains(b.id); });
+  }
+  for (auto& b : fresh) impl_->bodies.push_back(std::move(b));
+  impl_->reindex();
+  return {};
+}
+
+namespace world_detail {
+
+/// Tolerance a pair can honour in S (as the `time_of_impact` query floors it): 64 ulps of its
+/// coordinates and 1e-2 of the default tolerance relative to its size.
+template <class S>
+[[nodiscard]] double honoured_tolerance(double tolerance, double reach, double size) {
+  const double eps = double(std::numeric_limits<S>::epsilon());
+  return std::max({tolerance, double(Tolerances<S>::cast_tolerance) * 1e-2 * size, 64.0 * eps * reach});
+}
+
+template <class S>
+[[nodiscard]] std::string check_vector(const Vec3<S>& v, const std::string& at) {
+  for (int i = 0; i < 3; ++i) {
+    if (!std::isfinite(v[i])) return at + "." + std::to_string(i) + ": not finite";
+    if (std::abs(v[i]) > Tolerances<S>::max_magnitude) return at + "." + std::to_string(i) + ": out of range";
+  }
+  return {};
+}
+
+/// The box a body covers during the step, before growing by the gap.
+template <class S>
+void body_box(const StepBody<S>& sb, Vec3d& lo, Vec3d& hi) {
+  const Body<S>& b = *sb.body;
+  if (b.kind == BodyKind::mesh) {
+    if (!sb.path.moves) {
+      // A resting mesh: its local box placed by the pose (the box of the placed corners).
+      const MeshData<S>& md = *b.mesh;
+      lo = Vec3d::Constant(kNever);
+      hi = Vec3d::Constant(-kNever);
+      for (int c = 0; c < 8; ++c) {
+        const Vec3d corner((c & 1) ? md.box_hi.x() : md.box_lo.x(), (c & 2) ? md.box_hi.y() : md.box_lo.y(),
+                           (c & 4) ? md.box_hi.z() : md.box_lo.z());
+        const Vec3d w = sb.path.r0 * corner + sb.path.p0;
+        lo = lo.cwiseMin(w);
+        hi = hi.cwiseMax(w);
+      }
+      const double slack = kRelativeSlack * std::max(lo.cwiseAbs().maxCoeff(), hi.cwiseAbs().maxCoeff());
+      lo.array() -= slack;
+      hi.array() += slack;
+      if (md.live.empty()) hi = lo - Vec3d::Ones();  // nothing to hit: an empty box
+      return;
+    }
+    sb.path.body(b.radius).box(0, lo, hi);
+    return;
+  }
+  sb.parts[0].box(0, lo, hi);
+  for (std::size_t i = 1; i < sb.parts.size(); ++i) {
+    Vec3d l, h;
+    sb.parts[i].box(0, l, h);
+    lo = lo.cwiseMin(l);
+    hi = hi.cwiseMax(h);
+  }
+}
+
+/// `WorldEvent` of a contact found in call order (first, second).
+template <class S>
+[[nodiscard]] WorldEvent<S> make_event(const Body<S>& first, const Body<S>& second, const PairContact<S>& c) {
+  WorldEvent<S> e;
+  e.status = c.hit.status;
+  e.toi = c.hit.toi;
+  const bool swap = second.id < first.id;
+  const Body<S>& a = swap ? second : first;
+  const Body<S>& b = swap ? first : second;
+  e.a = a.id;
+  e.b = b.id;
+  e.point_a = swap ? c.hit.point_b : c.hit.point_a;
+  e.point_b = swap ? c.hit.point_a : c.hit.point_b;
+  e.normal = swap ? Vec3<S>(-c.hit.normal) : c.hit.normal;
+  const int piece_first = first.kind == BodyKind::compound ? c.part_a : -1;
+  const std::int64_t piece_second = second.kind == BodyKind::compound ? c.piece_b : -1;
+  if (second.kind == BodyKind::mesh) e.triangle = c.piece_b;
+  e.part_a = static_cast<int>(swap ? piece_second : piece_first);
+  e.part_b = static_cast<int>(swap ? piece_first : piece_second);
+  return e;
+}
+
+template <class S>
+[[nodiscard]] bool event_before(const WorldEvent<S>& x, const WorldEvent<S>& y) {
+  if (x.toi != y.toi) return x.toi < y.toi;
+  if (x.a != y.a) return x.a < y.a;
+  return x.b < y.b;
+}
+
+/// report: bodies — each body's earliest event (ties: lower other ID), each event once.
+template <class S>
+[[nodiscard]] std::vector<WorldEvent<S>> per_body(std::vector<WorldEvent<S>> events) {
+  std::map<std::string_view, std::size_t> best;
+  auto offer = [&](std::string_view body, std::string_view other, std::size_t k) {
+    auto it = best.find(body);
+    if (it == best.end()) {
+      best.emplace(body, k);
+      return;
+    }
+    const WorldEvent<S>& cur = events[it->second];
+    const std::string_view cur_other = cur.a == body ? std::string_view(cur.b) : std::string_view(cur.a);
+    if (events[k].toi < cur.toi || (events[k].toi == cur.toi && other < cur_other)) it->second = k;
+  };
+  for (std::size_t k = 0; k < events.size(); ++k) {
+    offer(events[k].a, events[k].b, k);
+    offer(events[k].b, events[k].a, k);
+  }
+  std::vector<std::size_t> keep;
+  for (const auto& [body, k] : best) keep.push_back(k);
+  std::sort(keep.begin(), keep.end());
+  keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
+  std::vector<WorldEvent<S>> out;
+  out.reserve(keep.size());
+  for (std::size_t k : keep) out.push_back(std::move(events[k]));
+  return out;
+}
+
+}  // namespace world_detail
+
+template <class S>
+WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const WorldStepOptions<S>& options) {
+  using namespace world_detail;
+  using clock = std::chrono::steady_clock;
+  WorldStepResult<S> out;
+  auto fail = [&](std::string e) {
+    out.status = Status::invalid_input;
+    out.error = std::move(e);
+    return out;
+  };
+  const double target = double(options.target_distance);
+  const double tolerance = double(options.tolerance);
+  if (!std::isfinite(target) || target < 0 || target > double(Tolerances<S>::max_magnitude))
+    return fail("target_distance: must be finite and >= 0");
+  if (!std::isfinite(tolerance) || !(tolerance > 0) || tolerance > double(Tolerances<S>::max_magnitude))
+    return fail("tolerance: must be finite and > 0");
+  if (options.max_iterations < 1) return fail("max_iterations: must be >= 1");
+  if (options.threads < 0) return fail("threads: must be >= 0");
+
+  const auto t0 = clock::now();
+  const std::size_t n = impl_->bodies.size();
+  std::vector<StepBody<S>> sb(n);
+  std::vector<char> given(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    sb[i].body = &impl_->bodies[i];
+    sb[i].motion.pose = impl_->bodies[i].pose;
+  }
+  for (const BodyMotion<S>& m : motions) {
+    const std::string at = "motions." + m.body;
+    auto it = impl_->index.find(m.body);
+    if (it == impl_->index.end()) return fail(at + ": unknown body");
+    if (given[it->second]) return fail(at + ": given twice");
+    given[it->second] = 1;
+    if (!m.use_stored_pose) {
+      if (auto e = validate(m.motion.pose); !e.empty()) return fail(at + ".pose." + e);
+    }
+    if (auto e = check_vector(m.motion.linear_velocity, at + ".linear_velocity"); !e.empty()) return fail(e);
+    if (auto e = check_vector(m.motion.angular_velocity, at + ".angular_velocity"); !e.empty()) return fail(e);
+    StepBody<S>& s = sb[it->second];
+    if (!m.use_stored_pose) s.motion.pose = m.motion.pose;
+    s.motion.linear_velocity = m.motion.linear_velocity;
+    s.motion.angular_velocity = m.motion.angular_velocity;
+  }
+
+  // Swept bounds, and the world's scale for the culling gap.
+  double reach = 0, size = target;
+  for (auto& s : sb) {
+    s.path = BodyPath::of(s.motion);
+    const Body<S>& b = *s.body;
+    s.parts.clear();
+    for (const auto& p : b.parts) s.parts.push_back(s.path.piece(p.center, p.radius));
+    reach = std::max({reach, s.path.p0.norm() + b.radius, s.path.p1.norm() + b.radius});
+    size = std::max({size, b.radius, (s.path.p1 - s.path.p0).norm()});
+  }
+  const double gap = target + 2.0 * honoured_tolerance<S>(tolerance, reach, size);
+  std::vector<BroadBody> broad(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Body<S>& b = *sb[i].body;
+    BroadBody& x = broad[i];
+    body_box(sb[i], x.lo, x.hi);
+    x.lo.array() -= 0.5 * gap;
+    x.hi.array() += 0.5 * gap;
+    x.sweep = sb[i].path.body(b.radius);
+    x.moves = sb[i].path.moves;
+    x.mesh = b.kind == BodyKind::mesh;
+    x.category = b.category;
+    x.mask = b.mask;
+  }
+  std::vector<std::uint32_t> order;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  broad_phase(broad, gap, order, pairs);
+  // Turning meshes in a pair: their triangles' swept spheres, once.
+  for (const auto& [i, j] : pairs) {
+    for (std::uint32_t k : {i, j}) {
+      StepBody<S>& s = sb[k];
+      if (s.body->kind != BodyKind::mesh || !s.path.spins || !s.triangles.empty()) continue;
+      const MeshData<S>& md = *s.body->mesh;
+      s.triangles.reserve(md.live.size());
+      for (std::size_t t = 0; t < md.live.size(); ++t) s.triangles.push_back(s.path.piece(md.center[t], md.radius[t]));
+    }
+  }
+  const auto t1 = clock::now();
+
+  // Narrow phase: each pair's outcome goes to its own slot, so the events do not depend on
+  // which thread ran which pair.
+  struct Outcome {
+    PairContact<S> contact;
+    std::size_t toi_calls = 0, piece_pairs = 0;
+    std::string error;
+  };
+  std::vector<Outcome> outcomes(pairs.size());
+  auto run = [&](std::size_t k, NarrowScratch& scratch) {
+    auto [f, s] = pairs[k];
+    // Call order: the lower ID first, unless it is the mesh.
+    if (sb[s].body->id < sb[f].body->id) std::swap(f, s);
+    if (sb[f].body->kind == BodyKind::mesh) std::swap(f, s);
+    NarrowOptions<S> no;
+    no.toi.method = options.method;
+    no.toi.max_iterations = options.max_iterations;
+    no.toi.target_distance = options.target_distance;
+    const double pair_reach = std::max({sb[f].path.p0.norm(), sb[f].path.p1.norm(), sb[s].path.p0.norm(),
+                                        sb[s].path.p1.norm()}) +
+                              std::max(sb[f].body->radius, sb[s].body->radius);
+    const double pair_size = std::max({sb[f].body->radius, sb[s].body->radius, (sb[f].path.p1 - sb[f].path.p0).norm(),
+                                       (sb[s].path.p1 - sb[s].path.p0).norm(), target});
+    no.toi.tolerance = static_cast<S>(honoured_tolerance<S>(tolerance, pair_reach, pair_size));
+    no.gap = gap;
+    no.prune_by_best = options.prune_by_best;
+    Outcome& o = outcomes[k];
+    if (!pair_contact(sb[f], sb[s], no, scratch, o.contact, o.toi_calls, o.piece_pairs, o.error))
+      o.error = "internal: time_of_impact rejected a piece pair of '" + sb[f].body->id + "' and '" + sb[s].body->id +
+                "': " + o.error;
+    pairs[k] = {f, s};
+  };
+  const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
+  if (threads == 1 || pairs.size() < 2) {
+    NarrowScratch scratch;
+    for (std::size_t k = 0; k < pairs.size(); ++k) run(k, scratch);
+  } else {
+    tbb::task_arena arena(threads);
+    tbb::enumerable_thread_specific<NarrowScratch> scratch;
+    arena.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size()), [&](const tbb::blocked_range<std::size_t>& r) {
+        NarrowScratch& local = scratch.local();
+        for (std::size_t k = r.begin(); k != r.end(); ++k) run(k, local);
+      });
+    });
+  }
+  std::vector<WorldEvent<S>> events;
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const Outcome& o = outcomes[k];
+    if (!o.error.empty()) return fail(o.error);
+    out.stats.toi_calls += o.toi_calls;
+    out.stats.piece_pairs += o.piece_pairs;
+    if (o.contact.found) events.push_back(make_event(*sb[pairs[k].first].body, *sb[pairs[k].second].body, o.contact));
+  }
+  if (options.report == WorldReport::bodies) events = per_body(std::move(events));
+  std::sort(events.begin(), events.end(), event_before<S>);
+  const auto t2 = clock::now();
+
+  for (std::size_t i = 0; i < n; ++i) {
+    if (given[i]) impl_->bodies[i].pose = sb[i].path.moves ? sb[i].motion.at(S(1)) : sb[i].motion.pose;
+  }
+  out.status = Status::hit;
+  out.events = std::move(events);
+  out.stats.pairs_tested = pairs.size();
+  out.stats.broad_seconds = std::chrono::duration<double>(t1 - t0).count();
+  out.stats.narrow_seconds = std::chrono::duration<double>(t2 - t1).count();
+  return out;
+}
+
+}  // namespace impact
