@@ -7,6 +7,7 @@ pkgs=(build-essential cmake pkg-config git
       libcli11-dev nlohmann-json3-dev
       libbullet-dev libfcl-dev libccd-dev
       libtinyobjloader-dev libembree-dev libtbb-dev
+      clang libfuzzer-14-dev
       python3 python3-numpy python3-scipy)
 missing=()
 for p in "${pkgs[@]}"; do

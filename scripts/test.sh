@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds and runs every test: the release build (unit, property,
 # regression, protocol and conformance tests, and a build of the benchmarks) and the same
-# tests under AddressSanitizer + UndefinedBehaviorSanitizer (preset asan).
+# tests under AddressSanitizer + UndefinedBehaviorSanitizer (preset asan), then every libFuzzer
+# target of tests/fuzz for 20 s under ASan + UBSan (preset fuzz, scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -11,3 +12,7 @@ for preset in release asan; do
   cmake --build --preset "$preset"
   ctest --preset "$preset"
 done
+echo "== preset fuzz"
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz
+scripts/fuzz.sh
