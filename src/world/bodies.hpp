@@ -42,6 +42,9 @@ struct MeshData {
   std::vector<Vec3d> lo, hi;        ///< Local box of each live triangle (parallel to `live`).
   std::vector<Vec3d> center;        ///< Local bounding-sphere centre of each live triangle.
   std::vector<double> radius;       ///< Its radius.
+  std::vector<Vec3d> normal;        ///< Unit normal of each live triangle's plane (local).
+  std::vector<double> offset;       ///< normal·a: the plane is normal·x = offset.
+  std::vector<double> flatness;     ///< How far the triangle's corners may be off that plane (rounding).
   Vec3d box_lo = Vec3d::Zero(), box_hi = Vec3d::Zero();  ///< Local box of all live triangles.
   TriangleTree tree;                ///< Over the live triangles' local boxes (indices into `live`).
 
@@ -96,6 +99,16 @@ template <class S>
     d->hi.push_back(hi);
     d->center.push_back(mid);
     d->radius.push_back(r + kRelativeSlack * scale);
+    // The plane through the triangle, in double; its corners lie on it up to rounding, which
+    // `flatness` bounds (a generous multiple of the error of the cross product and dot products).
+    const Vec3d nrm = (b - a).cross(c - a);
+    const double len = nrm.norm();
+    const Vec3d unit = len > 0 ? Vec3d(nrm / len) : Vec3d::Zero();
+    const double off = unit.dot(a);
+    const double flat = std::max({std::abs(unit.dot(b) - off), std::abs(unit.dot(c) - off)}) + kRelativeSlack * (scale + r);
+    d->normal.push_back(unit);
+    d->offset.push_back(off);
+    d->flatness.push_back(len > 0 ? flat : kNever);
     d->box_lo = any ? Vec3d(d->box_lo.cwiseMin(lo)) : lo;
     d->box_hi = any ? Vec3d(d->box_hi.cwiseMax(hi)) : hi;
     any = true;

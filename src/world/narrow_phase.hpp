@@ -79,6 +79,26 @@ template <class S>
   return p.in_body;
 }
 
+/// The first t at which a piece within `sa.r` of its line can come within `gap` of the plane
+/// normal·x = offset (a triangle lies in it, up to `flat`), or kNever. The line's signed distance
+/// from the plane is linear in t, so a piece that starts farther than r + gap on one side comes
+/// that close no sooner than where the line's distance reaches r + gap.
+[[nodiscard]] inline double plane_entry(const SweptSphere& sa, const Vec3d& normal, double offset, double flat,
+                                        double gap) {
+  if (flat == kNever) return 0.0;  // a degenerate plane: no information
+  const double reach = sa.r + gap + flat;
+  double s0 = normal.dot(sa.p0) - offset, s1 = normal.dot(sa.p1) - offset;
+  if (s0 < 0) {
+    s0 = -s0;
+    s1 = -s1;
+  }
+  const double slack = kRelativeSlack * std::max({sa.p0.cwiseAbs().maxCoeff(), sa.p1.cwiseAbs().maxCoeff(), std::abs(offset), reach});
+  const double big = reach + slack;
+  if (s0 <= big) return 0.0;
+  if (s1 > big) return kNever;
+  return std::max(0.0, (s0 - big) / (s0 - s1) * (1.0 - 1e-12));
+}
+
 /// Keeps the (part of a) × (triangle of mesh body b) pairs whose bounds meet.
 template <class S>
 void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, double gap,
@@ -101,7 +121,9 @@ void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, doubl
       if ((lo.array() > md.hi[k].array()).any() || (hi.array() < md.lo[k].array()).any()) return;
       const SweptSphere tri{md.center[k], md.center[k], md.radius[k]};
       const double t = first_entry(local, tri, gap);
-      if (t != kNever) out.push_back({t, part, k});
+      if (t == kNever) return;
+      const double tp = plane_entry(local, md.normal[k], md.offset[k], md.flatness[k], gap);
+      if (tp != kNever) out.push_back({std::max(t, tp), part, k});
     });
     return;
   }
