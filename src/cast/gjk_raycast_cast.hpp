@@ -43,8 +43,14 @@ CastHit<S> gjk_raycast_cast(const A& ca, S ra, const B& cb, S rb, const Transfor
     Vec3<C> away = bia.translation;  // minus the CSO's centre
     away -= (away.dot(dc) / dd) * dc;
     if (const C len = away.norm(); len > C(0)) {
+      // `away` is perpendicular to the sweep only up to rounding: when the centre lies on the
+      // sweep's line (a head-on approach) it is all rounding, and may point along the sweep.
+      // The sweep's points s·d, s in [0, 1], then lie up to min(0, away·d) below the plane, so
+      // the proof compares with that, not with 0: a plane across the sweep separates the CSO
+      // from the origin, not from the sweep (found by fuzzing: head-on casts answered miss).
+      const C along = std::min(C(0), away.dot(dc));
       Vec3<C> pa, pb;
-      if (away.dot(support(away, pa, pb)) + (radius + tol) * len < C(0)) {
+      if (away.dot(support(away, pa, pb)) + (radius + tol) * len < along) {
         CastHit<S> h;
         h.status = Status::miss;
         return h;

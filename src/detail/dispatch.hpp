@@ -96,11 +96,17 @@ bool shape_ok(const Shape<S>& s) {
 }
 template <class S>
 bool pose_ok(const Pose<S>& p) {
-  // |‖q‖ − 1| ≤ tol, tested on ‖q‖² without a square root (false for NaN too).
-  constexpr S lo = (S(1) - Tolerances<S>::unit_quaternion) * (S(1) - Tolerances<S>::unit_quaternion);
-  constexpr S hi = (S(1) + Tolerances<S>::unit_quaternion) * (S(1) + Tolerances<S>::unit_quaternion);
+  // validate()'s rule, |‖q‖ − 1| ≤ tol, decided without a square root well inside the band (half
+  // the tolerance: rounding cannot move a norm that far) and by validate()'s own expression near
+  // its edges, so the two never disagree (they did in float: a norm of 1.00000095 passed
+  // validate() and failed here, answering invalid_input with an empty message; found by fuzzing).
+  // False for NaN too.
+  constexpr S lo = (S(1) - Tolerances<S>::unit_quaternion / 2) * (S(1) - Tolerances<S>::unit_quaternion / 2);
+  constexpr S hi = (S(1) + Tolerances<S>::unit_quaternion / 2) * (S(1) + Tolerances<S>::unit_quaternion / 2);
   const S n2 = p.rotation.squaredNorm();
-  return point_ok(p.position) && n2 >= lo && n2 <= hi;
+  if (!point_ok(p.position)) return false;
+  if (n2 >= lo && n2 <= hi) return true;
+  return std::abs(std::sqrt(n2) - S(1)) <= Tolerances<S>::unit_quaternion;
 }
 
 /// Why a vector input is invalid ("velocity_a.1: not finite"), empty when it is valid.

@@ -467,7 +467,7 @@ void ray_battery(Kind k, int cases, bool closed_form) {
   EXPECT_GT(inside, 0) << name;
 }
 
-constexpr int kRayCases = 4000;
+constexpr int kRayCases = scenes::battery(4000);
 
 TEST(RayCast, SphereClosedFormDouble) { ray_battery<double>(Kind::sphere, kRayCases, true); }
 TEST(RayCast, SphereGjkRayCastDouble) { ray_battery<double>(Kind::sphere, kRayCases, false); }
@@ -1090,7 +1090,7 @@ void cast_battery(const CastPair& p, int cases, Part part = Part::times) {
   }
 }
 
-constexpr int kCastCases = 10000;
+constexpr int kCastCases = scenes::battery(10000);
 
 TEST(ShapeCast, SphereSphereClosedFormDouble) { cast_battery<double>({Kind::sphere, Kind::sphere, 2.0}, kCastCases); }
 TEST(ShapeCast, SphereSphereClosedFormFloat) { cast_battery<float>({Kind::sphere, Kind::sphere, 2.0}, kCastCases); }
@@ -1118,7 +1118,7 @@ TEST(ShapeCast, CylinderCylinderCertifiedFloat) { cast_battery<float>({Kind::cyl
 TEST(ShapeCast, ConeHullCertifiedDouble) { cast_battery<double>({Kind::cone, Kind::hull, 1.0}, kCastCases); }
 TEST(ShapeCast, ConeHullCertifiedFloat) { cast_battery<float>({Kind::cone, Kind::hull, 1.0}, kCastCases); }
 
-constexpr int kWitnessCases = 3000;
+constexpr int kWitnessCases = scenes::battery(3000);
 
 // The witness points and the normal's agreement with them, on the same cases (fewer of them).
 TEST(ShapeCastWitness, SphereSphereDouble) { cast_battery<double>({Kind::sphere, Kind::sphere, 2.0}, kWitnessCases, Part::witnesses); }

@@ -52,7 +52,7 @@ TYPED_TEST(CylinderCast, NewtonAnswersAlmostEverySweepAndEveryHitIsExact) {
   const double tol = Tolerances<S>::cast_tolerance;
   const double slack = kDouble ? 1e-9 : 2e-5;  // rounding of the inputs and the oracle, per unit size
   int newton = 0, hits = 0, misses = 0, bad = 0;
-  constexpr int kCases = 10000;
+  constexpr int kCases = scenes::battery(10000);
   for (int i = 0; i < kCases; ++i) {
     const Cylinder<S> a{S(in(0.1, 1)), S(in(0.1, 1))}, b{S(in(0.1, 1)), S(in(0.1, 1))};
     const double target = i % 2 == 0 ? 0.0 : in(0, 0.2);

@@ -38,7 +38,7 @@ TYPED_TEST(CylinderNewton, CertifiesMostPairsAndEveryAnswerIsExact) {
   auto in = [&](double lo, double hi) { return rng.uniform(lo, hi); };
   const double tol = kDouble ? 1e-9 : 1e-4;  // of the scene's size
   int certified = 0, intersecting = 0, bad = 0;
-  constexpr int kCases = 10000;
+  constexpr int kCases = scenes::battery(10000);
   for (int i = 0; i < kCases; ++i) {
     const Cylinder<S> a{S(in(0.1, 1)), S(in(0.1, 1))}, b{S(in(0.1, 1)), S(in(0.1, 1))};
     Pose<S> pa, pb;

@@ -39,9 +39,9 @@ using oracle::V;
 using scenes::Case;
 using scenes::FailureLog;
 
-constexpr int kCasesPerPair = 10000;
-constexpr int kSymmetryCasesPerPair = 2000;
-constexpr int kFarCasesPerPair = 1000;
+constexpr int kCasesPerPair = scenes::battery(10000);
+constexpr int kSymmetryCasesPerPair = scenes::battery(2000);
+constexpr int kFarCasesPerPair = scenes::battery(1000);
 
 template <class S>
 V vd(const Vec3<S>& v) {

@@ -30,7 +30,7 @@ using scenes::Rng;
 using V = Eigen::Vector3d;
 using M = Eigen::Matrix3d;
 
-constexpr int kCases = 2000;
+constexpr int kCases = scenes::battery(2000);
 
 template <class S>
 V vd(const Vec3<S>& v) {
