@@ -265,6 +265,30 @@ void random_worlds(int worlds, int bodies, double side, S tolerance) {
     const WorldStepResult<S> all = copy.step(sc.motions, opt);
     ASSERT_TRUE(all.ok()) << all.error;
     expect_same(all.events, want, what + " (no pruning)");
+    // report: bodies keeps each body's earliest event of the brute force (ties: lower other ID).
+    {
+      std::map<std::string, const WorldEvent<S>*> first;
+      auto offer = [&](const std::string& body, const std::string& other, const WorldEvent<S>& e) {
+        const WorldEvent<S>*& f = first[body];
+        const std::string& fo = f == nullptr ? other : (f->a == body ? f->b : f->a);
+        if (f == nullptr || e.toi < f->toi || (e.toi == f->toi && other < fo)) f = &e;
+      };
+      for (const auto& e : want) {
+        offer(e.a, e.b, e);
+        offer(e.b, e.a, e);
+      }
+      std::vector<WorldEvent<S>> kept;
+      for (const auto& e : want) {
+        const bool mine = first[e.a] == &e || first[e.b] == &e;
+        if (mine) kept.push_back(e);
+      }
+      World<S> copy2 = world;
+      WorldStepOptions<S> bo = opt;
+      bo.report = WorldReport::bodies;
+      const WorldStepResult<S> rb = copy2.step(sc.motions, bo);
+      ASSERT_TRUE(rb.ok());
+      expect_same(rb.events, kept, what + " (report bodies, no pruning)");
+    }
     // With pruning: the same pairs and statuses; a toi can only come from fewer piece pairs, so
     // it is never earlier than the brute force's, and both are valid (never late) answers.
     opt.prune_by_best = true;
