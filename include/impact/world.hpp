@@ -111,6 +111,12 @@ enum class WorldReport {
   bodies,  ///< For each body, its earliest event (ties: lower other ID); shared events once.
 };
 
+/// How the broad phase finds the pairs whose swept boxes overlap (the same pairs either way).
+enum class BroadPhase {
+  box_tree,         ///< A box tree over the swept boxes, built each step; each mover queries it.
+  sweep_and_prune,  ///< Sort along the axis of widest spread and sweep (fast when boxes are short).
+};
+
 /// Options of `World::step`.
 template <class S>
 struct WorldStepOptions {
@@ -121,6 +127,7 @@ struct WorldStepOptions {
   /// the default cast tolerance relative to its size (as the `time_of_impact` query does).
   S tolerance = Tolerances<S>::cast_tolerance;
   ToiMethod method = ToiMethod::extrusion_brent;  ///< Of every piece pair's `time_of_impact`.
+  BroadPhase broad_phase = BroadPhase::box_tree;  ///< How body pairs are found.
   int max_iterations = 4096;                      ///< Of every piece pair's `time_of_impact`.
   /// Skip a body pair's piece pairs whose swept spheres meet only after the best toi found so far
   /// (they cannot beat it). False runs every piece pair the culling keeps (for tests).

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "world/swept_bounds.hpp"
-#include "world/triangle_tree.hpp"
+#include "world/box_tree.hpp"
 
 #include <impact/world.hpp>
 
@@ -46,7 +46,7 @@ struct MeshData {
   std::vector<double> offset;       ///< normal·a: the plane is normal·x = offset.
   std::vector<double> flatness;     ///< How far the triangle's corners may be off that plane (rounding).
   Vec3d box_lo = Vec3d::Zero(), box_hi = Vec3d::Zero();  ///< Local box of all live triangles.
-  TriangleTree tree;                ///< Over the live triangles' local boxes (indices into `live`).
+  BoxTree tree;                     ///< Over the live triangles' local boxes (indices into `live`).
 
   [[nodiscard]] Triangle<S> triangle(std::uint32_t k) const {
     const auto& t = mesh->triangles[k];

@@ -1,18 +1,23 @@
 // impact — world/broad_phase.hpp: which body pairs a step hands to the narrow phase.
 //
-// Sweep-and-prune (Baraff 1992; Cohen et al., I-COLLIDE 1995) on the boxes of the bodies' swept
-// spheres: bodies sorted by the boxes' lower end along the axis their centres spread most, each
-// compared with the bodies whose interval on that axis is still open. A pair whose boxes overlap on all three axes is then kept only when
+// Two ways to find the pairs whose boxes (the boxes of the bodies' swept spheres) overlap:
+//  * a box tree over all the boxes, built for the step (box_tree.hpp), queried with each moving
+//    body's box (the default: 5,000 bodies at high speed, whose boxes are long, 19 ms against 25);
+//  * sweep-and-prune (Baraff 1992; Cohen et al., I-COLLIDE 1995): bodies sorted by the boxes'
+//    lower end along the axis their centres spread most, each compared with the bodies whose
+//    interval on that axis is still open (faster where boxes are short: 1,000 falling pieces,
+//    0.5 ms against 0.8).
+// A pair whose boxes overlap is then kept only when
 //  * at least one of the two moves (two bodies at rest cannot come closer),
 //  * not both are meshes (never tested against each other),
 //  * each one's category meets the other's mask,
 //  * their swept spheres, moving together in time, come within the gap (`first_entry`); a mesh's
 //    sphere is too loose to be worth it (its triangles are culled one by one later).
-// The sort is redone every step (std::sort on keys that move little is near its best case); the
-// pairs come out in a canonical order (lower index first, then sorted), so the narrow phase's
-// work does not depend on how the sort broke ties.
+// Both rebuild their order every step and give the same pairs, in a canonical order (lower index
+// first, then sorted).
 #pragma once
 
+#include "world/box_tree.hpp"
 #include "world/swept_bounds.hpp"
 
 #include <algorithm>
@@ -48,12 +53,21 @@ struct BroadBody {
   return axis;
 }
 
-/// The candidate pairs (i < j) of `bodies` for a contact gap `gap`, sorted.
-inline void broad_phase(const std::vector<BroadBody>& bodies, double gap, std::vector<std::uint32_t>& order,
-                        std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs) {
+/// Whether the pair (a, b), whose boxes overlap, goes to the narrow phase.
+[[nodiscard]] inline bool keep_pair(const BroadBody& a, const BroadBody& b, double gap) {
+  if (!a.moves && !b.moves) return false;
+  if (a.mesh && b.mesh) return false;
+  if ((a.category & b.mask) == 0 || (b.category & a.mask) == 0) return false;
+  if ((a.lo.array() > b.hi.array()).any() || (b.lo.array() > a.hi.array()).any()) return false;
+  return a.mesh || b.mesh || first_entry(a.sweep, b.sweep, gap) != kNever;
+}
+
+/// The candidate pairs (i < j) of `bodies` for a contact gap `gap`, sorted: sweep-and-prune.
+inline void sweep_and_prune(const std::vector<BroadBody>& bodies, double gap, std::vector<std::uint32_t>& order,
+                            std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs) {
   pairs.clear();
   const auto n = static_cast<std::uint32_t>(bodies.size());
-  const int x = sweep_axis(bodies), y = (x + 1) % 3, z = (x + 2) % 3;
+  const int x = sweep_axis(bodies);
   order.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -64,14 +78,34 @@ inline void broad_phase(const std::vector<BroadBody>& bodies, double gap, std::v
     for (std::uint32_t m = k + 1; m < n; ++m) {
       const BroadBody& b = bodies[order[m]];
       if (b.lo[x] > a.hi[x]) break;
-      if (!a.moves && !b.moves) continue;
-      if (a.mesh && b.mesh) continue;
-      if ((a.category & b.mask) == 0 || (b.category & a.mask) == 0) continue;
-      if (b.lo[y] > a.hi[y] || a.lo[y] > b.hi[y] || b.lo[z] > a.hi[z] || a.lo[z] > b.hi[z]) continue;
-      if (!a.mesh && !b.mesh && first_entry(a.sweep, b.sweep, gap) == kNever) continue;
+      if (!keep_pair(a, b, gap)) continue;
       const std::uint32_t i = order[k], j = order[m];
       pairs.emplace_back(std::min(i, j), std::max(i, j));
     }
+  }
+  std::sort(pairs.begin(), pairs.end());
+}
+
+/// The same pairs from a box tree over the bodies' boxes, built for the step: each moving body
+/// queries it with its own box (pairs of two resting bodies are never wanted, so resting bodies
+/// only answer queries).
+inline void tree_pairs(const std::vector<BroadBody>& bodies, double gap, BoxTree& tree,
+                       std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs) {
+  pairs.clear();
+  std::vector<Vec3d> lo(bodies.size()), hi(bodies.size());
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    lo[i] = bodies[i].lo;
+    hi[i] = bodies[i].hi;
+  }
+  tree.build(lo, hi);
+  for (std::uint32_t i = 0; i < bodies.size(); ++i) {
+    const BroadBody& a = bodies[i];
+    if (!a.moves) continue;
+    tree.query(a.lo, a.hi, [&](std::uint32_t j) {
+      // A pair of two movers is found from both sides: keep it from the lower index.
+      if (j == i || (bodies[j].moves && j < i)) return;
+      if (keep_pair(a, bodies[j], gap)) pairs.emplace_back(std::min(i, j), std::max(i, j));
+    });
   }
   std::sort(pairs.begin(), pairs.end());
 }

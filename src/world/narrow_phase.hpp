@@ -4,7 +4,7 @@
 // piece has a swept sphere (swept_bounds.hpp); a piece pair is kept when the two spheres come
 // within the gap, with the first time they can (`t_enter`). Triangles of a mesh that does not
 // turn are culled in the mesh's frame, where the other piece moves on a line: its sweep's box
-// walks the mesh's box tree (triangle_tree.hpp), then each triangle's box and sphere are tested.
+// walks the mesh's box tree (box_tree.hpp), then each triangle's box and sphere are tested.
 // Triangles of a turning mesh (a platform) get swept spheres in the world once per step and are
 // tested one by one (a brute-force pass: such meshes are small in the scenes so far).
 //

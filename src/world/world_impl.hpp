@@ -277,9 +277,14 @@ WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const 
     x.category = b.category;
     x.mask = b.mask;
   }
-  std::vector<std::uint32_t> order;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
-  broad_phase(broad, gap, order, pairs);
+  if (options.broad_phase == BroadPhase::sweep_and_prune) {
+    std::vector<std::uint32_t> order;
+    sweep_and_prune(broad, gap, order, pairs);
+  } else {
+    BoxTree tree;
+    tree_pairs(broad, gap, tree, pairs);
+  }
   // Turning meshes in a pair: their triangles' swept spheres, once.
   for (const auto& [i, j] : pairs) {
     for (std::uint32_t k : {i, j}) {

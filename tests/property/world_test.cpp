@@ -265,6 +265,13 @@ void random_worlds(int worlds, int bodies, double side, S tolerance) {
     const WorldStepResult<S> all = copy.step(sc.motions, opt);
     ASSERT_TRUE(all.ok()) << all.error;
     expect_same(all.events, want, what + " (no pruning)");
+    World<S> sap = world;
+    opt.broad_phase = BroadPhase::sweep_and_prune;
+    const WorldStepResult<S> swept = sap.step(sc.motions, opt);
+    opt.broad_phase = BroadPhase::box_tree;
+    ASSERT_TRUE(swept.ok());
+    expect_same(swept.events, want, what + " (sweep and prune, no pruning)");
+    EXPECT_EQ(swept.stats.pairs_tested, all.stats.pairs_tested);
     // report: bodies keeps each body's earliest event of the brute force (ties: lower other ID).
     {
       std::map<std::string, const WorldEvent<S>*> first;

@@ -1,10 +1,11 @@
-// impact — world/triangle_tree.hpp: a box tree over a mesh body's triangles, in the mesh's frame,
-// for culling them by the box of another piece's sweep.
+// impact — world/box_tree.hpp: a box tree for box queries: over a mesh body's triangles in the
+// mesh's frame (culling them by the box of another piece's sweep), and over the bodies' swept
+// boxes (the broad phase).
 //
 // A binary tree of axis-aligned boxes built top-down: each node's triangles are split at the
 // median of their box centres along the longest axis of those centres' bounds, down to leaves
 // of kLeafSize. A query visits every node whose box overlaps the query box, so it reports every
-// triangle whose own box does (the node boxes are unions of the triangles' boxes, computed
+// item whose own box does (the node boxes are unions of the triangles' boxes, computed
 // exactly in double: no rounding can drop one). The mesh's own tree (mesh.hpp) serves segment
 // and swept-sphere queries with float boxes; this one stays in double and answers box queries,
 // which is what the world's culling asks.
@@ -19,10 +20,10 @@
 
 namespace impact::world_detail {
 
-class TriangleTree {
+class BoxTree {
  public:
-  /// Triangles per leaf. Small leaves cost little here: a leaf's triangles are box-tested again
-  /// one by one before their spheres.
+  /// Items per leaf. Small leaves cost little here: a leaf's items are box-tested again one by
+  /// one by the caller.
   static constexpr std::uint32_t kLeafSize = 4;
 
   /// Builds the tree over boxes [lo[k], hi[k]].
@@ -36,7 +37,7 @@ class TriangleTree {
     build_into(0, lo, hi, 0, static_cast<std::uint32_t>(lo.size()));
   }
 
-  /// Calls visit(k) for every triangle k whose box may overlap [qlo, qhi] (a superset of those
+  /// Calls visit(k) for every item k whose box may overlap [qlo, qhi] (a superset of those
   /// that do, each once).
   template <class Visit>
   void query(const Vec3d& qlo, const Vec3d& qhi, Visit&& visit) const {
