@@ -11,14 +11,17 @@
 //     within R (its bounding radius about its frame origin) of the origin, and the origin moves
 //     on a straight line, so the body stays inside the capsule of that line with radius R, however
 //     fast it turns. Nothing is sampled.
-//  2. Broad phase: sweep-and-prune on the boxes of those capsules, then the exact test that two
-//     such spheres, moving together in time, come within the gap. Pairs of two bodies at rest,
-//     two meshes, or a category/mask mismatch are never tested.
+//  2. Broad phase: a box tree (or sweep-and-prune) on the boxes of those capsules, then the exact
+//     test that two such spheres, moving together in time, come within the gap. Pairs of two
+//     bodies at rest, two meshes, or a category/mask mismatch are never tested.
+//     A mesh's triangles are culled (through a box tree in the mesh's frame) and tested by
+//     their planes as well.
 //  3. Second level: a compound's parts and a mesh's triangles get their own swept spheres (a
 //     part's centre follows the chord of its arc, off it by at most ρ·θ²/8 for a turn of θ);
 //     pieces whose spheres never meet are dropped, the others sorted by the first time they can.
 //  4. Narrow phase: `time_of_impact` on each surviving piece pair in that order; a pair whose
-//     spheres meet only after the best time found so far cannot beat it and is not run.
+//     spheres meet only after the best time found so far cannot beat it and is not run. Body
+//     pairs run in parallel (oneTBB), each into its own slot: the same events for any thread count.
 // Events are sorted by toi, then the two IDs in byte order; the answer does not depend on the
 // order in which bodies were added.
 #pragma once
