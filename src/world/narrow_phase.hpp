@@ -4,7 +4,8 @@
 // piece has a swept sphere (swept_bounds.hpp); a piece pair is kept when the two spheres come
 // within the gap, with the first time they can (`t_enter`). Triangles of a mesh that does not
 // turn are culled in the mesh's frame, where the other piece moves on a line: its sweep's box
-// walks the mesh's box tree (box_tree.hpp), then each triangle's box and sphere are tested.
+// walks the mesh's box tree (box_tree.hpp), then each triangle's box, sphere, plane and distance
+// from the sweep's line (segment_triangle.hpp) are tested.
 // Triangles of a turning mesh (a platform) get swept spheres in the world once per step and are
 // tested one by one (a brute-force pass: such meshes are small in the scenes so far).
 //
@@ -23,6 +24,7 @@
 #pragma once
 
 #include "world/bodies.hpp"
+#include "world/segment_triangle.hpp"
 #include "world/swept_bounds.hpp"
 
 #include <impact/toi.hpp>
@@ -43,6 +45,12 @@ struct StepBody {
   std::vector<SweptSphere> parts;     ///< Swept sphere of each part (world).
   std::vector<SweptSphere> triangles; ///< Turning meshes only: swept sphere of each live triangle (world).
 };
+
+/// Rounding allowance of the segment–triangle distance (relative to the coordinates in play): its
+/// products and square roots err by a few ulps of the scene, and a segment grazing the plane can
+/// lose its crossing test to rounding only when it stays within a few ulps of the plane (then an
+/// edge or an end is that close instead).
+inline constexpr double kSegmentSlack = 1e-9;
 
 /// A piece pair kept by the culling.
 struct PiecePair {
@@ -123,7 +131,16 @@ void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, doubl
       const double t = first_entry(local, tri, gap);
       if (t == kNever) return;
       const double tp = plane_entry(local, md.normal[k], md.offset[k], md.flatness[k], gap);
-      if (tp != kNever) out.push_back({std::max(t, tp), part, k});
+      if (tp == kNever) return;
+      // The exact distance from the sphere's line to the triangle (sphere and plane tests are
+      // cheaper and go first): a ring of triangles around the path meets the sphere test only.
+      const auto& corner = md.mesh->triangles[md.live[k]];
+      const Vec3d ta = md.mesh->vertices[corner[0]].template cast<double>(),
+                  tb = md.mesh->vertices[corner[1]].template cast<double>(),
+                  tc = md.mesh->vertices[corner[2]].template cast<double>();
+      const double far = std::max({scale, md.center[k].cwiseAbs().maxCoeff() + md.radius[k], local.r + gap});
+      if (segment_triangle_distance(local.p0, local.p1, ta, tb, tc) > local.r + gap + kSegmentSlack * far) return;
+      out.push_back({std::max(t, tp), part, k});
     });
     return;
   }
