@@ -94,6 +94,26 @@ void closed_form_closest(const A& a, const B& b, const Transform<S>& b_in_a, Vec
   }
 }
 
+/// The end of every distance query: from the cores' closest points pa, pb (v = pa − pb) and the
+/// status, the normal from A toward B (zero if undefined), the distance, and the witnesses with
+/// the radii peeled off (separated) or one common point dividing the cores' witnesses in the
+/// ratio ra : rb (intersecting: within ra of A's core and rb of B's). Returns the normal.
+template <class S, class C>
+Vec3<C> finish_distance(const Vec3<C>& v, C ra, C rb, Vec3<C>& pa, Vec3<C>& pb, DistanceResult<S>& r) {
+  const C len = v.norm();
+  const Vec3<C> n = len > C(0) ? Vec3<C>(-v / len) : Vec3<C>::Zero();
+  if (r.status == Status::intersecting) {
+    r.distance = S(0);
+    const C radii = ra + rb;
+    if (radii > C(0)) pa = pb = pa + (ra / radii) * (pb - pa);
+  } else {
+    r.distance = S(std::max(C(0), len - ra - rb));
+    pa += ra * n;
+    pb -= rb * n;
+  }
+  return n;
+}
+
 /// Pairs whose distance is answered in world coordinates straight from the poses, before any
 /// transform is built: a ball (a point core) against a ball or a box. A ball's rotation never
 /// matters, and a box needs only its quaternion (two cross products per vector), not the 3×3
@@ -155,16 +175,7 @@ DistanceResult<S> world_closed_form_distance(const A& a, S ra, const Pose<S>& po
   r.iterations = 0;
   r.status = vv <= Tolerances<C>::gjk_tiny_squared * scale2 || vv <= radii * radii ? Status::intersecting
                                                                                     : Status::separated;
-  const C len = std::sqrt(vv);
-  const Vec3<C> n = len > C(0) ? Vec3<C>(-v / len) : Vec3<C>::Zero();  // A toward B
-  if (r.status == Status::intersecting) {
-    r.distance = S(0);
-    if (radii > C(0)) pa = pb = pa + (C(ra) / radii) * (pb - pa);
-  } else {
-    r.distance = S(std::max(C(0), len - radii));
-    pa += C(ra) * n;
-    pb -= C(rb) * n;
-  }
+  const Vec3<C> n = finish_distance<S, C>(v, C(ra), C(rb), pa, pb, r);
   r.point_a = (pa + origin).template cast<S>();
   r.point_b = (pb + origin).template cast<S>();
   r.normal = n.template cast<S>();

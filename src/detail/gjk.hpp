@@ -491,20 +491,8 @@ template <class S, class A, class B>
   DistanceResult<S> r;
   r.iterations = g.iterations;
   r.status = g.status;
-  const S len = g.v.norm();
-  Vec3<S> n = len > S(0) ? Vec3<S>(-g.v / len) : Vec3<S>::Zero();  // A toward B, A's frame
   Vec3<S> pa = g.pa, pb = g.pb;
-  if (g.status == Status::intersecting) {
-    r.distance = S(0);
-    // One common point for both: the cores' witnesses are within ra + rb of each other, so the
-    // point dividing them in the ratio ra : rb is within ra of A's core and rb of B's.
-    const S radii = radius_a + radius_b;
-    if (radii > S(0)) pa = pb = pa + (radius_a / radii) * (pb - pa);
-  } else {
-    r.distance = std::max(S(0), len - radius_a - radius_b);
-    pa += radius_a * n;
-    pb -= radius_b * n;
-  }
+  const Vec3<S> n = detail::finish_distance<S, S>(g.v, radius_a, radius_b, pa, pb, r);  // A's frame
   r.point_a = ta.apply(pa);
   r.point_b = ta.apply(pb);
   r.normal = ta.rotation * n;
