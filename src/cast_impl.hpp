@@ -125,6 +125,7 @@ RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray
     out.iterations = 0;
     if (clip.none() || clip.hi < S(0) || clip.lo > opt.max_lambda) {
       out.status = Status::miss;
+      out.point = ray.origin;
     } else if (clip.lo <= S(0)) {
       out.status = Status::initially_overlapping;  // the origin is in the (closed) shape
       out.point = ray.origin;
@@ -197,8 +198,11 @@ RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray
   });
   out.iterations = res.iterations;
   out.status = res.status;
-  out.lambda = res.lambda;
-  out.point = ray.origin + res.lambda * ray.direction;
+  // A miss carries no parameter: λ = 0, the point the origin (docs/protocol.md). The GJK ray
+  // cast stops a miss at its last bound, which can be infinite (a direction of norm 1e-308:
+  // found by fuzzing).
+  out.lambda = res.status == Status::miss ? S(0) : res.lambda;
+  out.point = ray.origin + out.lambda * ray.direction;
   if (res.status == Status::hit && res.lambda == S(0)) {
     out.status = Status::initially_overlapping;
   } else if ((res.status == Status::hit || res.status == Status::max_iterations) &&

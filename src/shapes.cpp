@@ -8,7 +8,7 @@ namespace impact {
 namespace {
 
 template <class>
-inline constexpr bool kAlwaysFalse = false;
+[[maybe_unused]] inline constexpr bool kAlwaysFalse = false;
 
 // Field names are built only on failure: validation runs on every query and must not allocate.
 std::string field_name(const char* field, int index) {

@@ -1095,7 +1095,8 @@ ToiHit<S> time_of_impact(const Shape<S>& a, const Motion<S>& ma, const Shape<S>&
     });
   });
   out.status = hit.status;
-  out.toi = detail::time_below<S>(hit.toi);  // rounded down: never late
+  // Rounded down: never late. A miss carries no time: 0, as for shape_cast (docs/protocol.md).
+  out.toi = hit.status == Status::miss ? S(0) : detail::time_below<S>(hit.toi);
   out.point_a = (hit.point_a + origin).template cast<S>();  // finish() sets the points whatever the status
   out.point_b = (hit.point_b + origin).template cast<S>();
   out.normal = hit.normal.template cast<S>();

@@ -63,7 +63,7 @@ void run(const FuzzShape& shape, const FuzzPose& pose, const Vec3<double>& origi
   IMPACT_REQUIRE(h.iterations >= 0);
   if (h.status == Status::hit || h.status == Status::max_iterations)
     IMPACT_REQUIRE(h.lambda >= S(0) && h.lambda <= opt.max_lambda);
-  if (h.status == Status::initially_overlapping) IMPACT_REQUIRE(h.lambda == S(0));
+  if (h.status == Status::initially_overlapping || h.status == Status::miss) IMPACT_REQUIRE(h.lambda == S(0));
   if (h.status == Status::hit) {
     IMPACT_REQUIRE(unit_or_zero(h.normal) && h.normal.norm() > S(0.5));
     // The point is on the ray, at λ.
