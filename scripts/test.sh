@@ -2,7 +2,7 @@
 # Installs what is missing, then builds and runs every test: the release build (unit, property,
 # regression, protocol and conformance tests, and a build of the benchmarks) and the same
 # tests under AddressSanitizer + UndefinedBehaviorSanitizer (preset asan), then every libFuzzer
-# target of tests/fuzz for 20 s under ASan + UBSan (preset fuzz, scripts/fuzz.sh).
+# target of tests/fuzz on a fixed seeded set of inputs (~20 s each) under ASan + UBSan (preset fuzz, scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
