@@ -254,6 +254,8 @@ MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& m, const Shape<S>& shape, 
   if (auto e = validate(pose); !e.empty()) return out.error = "pose." + e, out;
   if (auto e = check_vec(velocity, "velocity"); !e.empty()) return out.error = e, out;
   if (auto e = check_size(opt.target_distance, "target_distance"); !e.empty()) return out.error = e, out;
+  if (auto e = check_size(opt.tolerance, "tolerance"); !e.empty()) return out.error = e, out;
+  if (!(opt.tolerance > S(0))) return out.error = "tolerance: must be positive", out;
   // A sphere or a point is the exact sphere cast with its radius grown by the target distance
   // (its centre is the shape's origin, so the back-face rule is the same); the GJK ray cast below
   // would answer up to its tolerance early.
@@ -265,13 +267,18 @@ MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& m, const Shape<S>& shape, 
     return sphere_cast_core(m, pose.position, (ball ? ball->radius : S(0)) + opt.target_distance, velocity, so, S(1));
   }
   out.status = Status::miss;
-  // The shape's box relative to its origin (world axes), grown by the target distance.
+  // The shape's box relative to its origin (world axes), grown by the target distance and twice
+  // the tolerance: a cast reports a time at which the shape is within target + tolerance of its
+  // triangle, which can come before the shape's box (grown by the target alone) meets the
+  // triangle's; the walk, holding the best time so far, must not drop a bin such a triangle is
+  // in (float, a cone: the tree chose another triangle of the same time than brute force).
   Vec3<S> ext_lo, ext_hi;
   const Mat3<S> rot = Transform<S>::unit(pose.rotation).toRotationMatrix();
+  const S grow = opt.target_distance + S(2) * opt.tolerance;
   for (int k = 0; k < 3; ++k) {
     const Vec3<S> axis = rot.row(k).transpose();  // world axis k in the local frame
-    ext_hi[k] = rot.row(k).dot(support(shape, axis)) + opt.target_distance;
-    ext_lo[k] = rot.row(k).dot(support(shape, Vec3<S>(-axis))) - opt.target_distance;
+    ext_hi[k] = rot.row(k).dot(support(shape, axis)) + grow;
+    ext_lo[k] = rot.row(k).dot(support(shape, Vec3<S>(-axis))) - grow;
   }
   ShapeCastOptions<S> copt;
   copt.target_distance = opt.target_distance;
@@ -302,7 +309,10 @@ MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& m, const Shape<S>& shape, 
     if (opt.brute_force) {
       brute(m, best, visit);
     } else {
-      const Segment3<S> seg(x0, pass == 0 ? zero : velocity, Vec3<S>(-ext_lo), ext_hi);
+      // The shape at x spans [x + ext_lo, x + ext_hi], so it meets the box [lo, hi] iff x is
+      // in [lo − ext_hi, hi − ext_lo]: the box grows by ext_hi below and −ext_lo above. (The
+      // mirror image was used until fuzzing met a cone, whose extents are not symmetric.)
+      const Segment3<S> seg(x0, pass == 0 ? zero : velocity, ext_hi, Vec3<S>(-ext_lo));
       walk(m, seg, best, visit);
     }
     if (!have) continue;

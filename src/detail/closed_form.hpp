@@ -101,7 +101,11 @@ void closed_form_closest(const A& a, const B& b, const Transform<S>& b_in_a, Vec
 template <class S, class C>
 Vec3<C> finish_distance(const Vec3<C>& v, C ra, C rb, Vec3<C>& pa, Vec3<C>& pb, DistanceResult<S>& r) {
   const C len = v.norm();
-  const Vec3<C> n = len > C(0) ? Vec3<C>(-v / len) : Vec3<C>::Zero();
+  // Normalised after scaling by the largest component: an intersecting pair's v can be tiny
+  // enough (float, shapes of size 3e-6) that its components are subnormal and v / ‖v‖ was
+  // 0.1% off unit length (found by fuzzing).
+  const C big = v.cwiseAbs().maxCoeff();
+  const Vec3<C> n = big > C(0) ? Vec3<C>(-(v / big).normalized()) : Vec3<C>::Zero();
   if (r.status == Status::intersecting) {
     r.distance = S(0);
     const C radii = ra + rb;

@@ -37,7 +37,8 @@ struct MprResult {
 };
 
 /// `support(d)` returns an MprVertex with w = s_K(d) (absolute; this function subtracts p).
-/// `tol`: stop when the portal is within this distance of the boundary (length).
+/// `tol`: stop when the exit is bracketed to this length: the portal's crossing (inside K) and the
+/// last support plane's (outside) are within `tol` of each other.
 template <class S, class Support>
 MprResult<S> mpr_ray_exit(Support&& support, const Vec3<S>& p, const Vec3<S>& r, S tol, int max_iterations) {
   MprResult<S> out;
@@ -95,10 +96,15 @@ MprResult<S> mpr_ray_exit(Support&& support, const Vec3<S>& p, const Vec3<S>& r,
     if (n.dot(r) < S(0)) n = -n;
     const MprVertex<S> v4 = sup(n);
     const S gap = (v4.w - v1.w).dot(n);
-    const bool done = gap <= tol || gap <= tiny * v4.w.norm();
+    // Done when the two bounds of the exit are within `tol` of each other as points: the ray
+    // meets the portal (inside K) at λ and the supporting plane of v4 (outside K, or on it) at
+    // λ_outer = λ + gap / (n·r), so the outer point is within (λ_outer − λ)·‖r‖ of K. Testing the
+    // gap alone allowed that much more by 1 / cos of the ray's incidence: a shape cast of
+    // 1e-5-sized shapes stopped 6.9e-6 short with a tolerance of 1e-6 (the million-case battery).
+    const S nr = n.dot(r);
+    const bool done = gap * r.norm() <= tol * nr || gap <= tiny * v4.w.norm();
     if (done || it >= max_iterations) {
       // Exit point: the ray meets the portal plane n·(x − v1) = 0.
-      const S nr = n.dot(r);
       if (!(nr > S(0))) return out;
       out.lambda = n.dot(v1.w) / nr;
       out.lambda_outer = std::max(out.lambda, n.dot(v4.w) / nr);

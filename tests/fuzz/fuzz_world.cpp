@@ -5,7 +5,8 @@
 // known status, the IDs of two bodies in byte order, sorted by (toi, a, b), a unit normal on hits;
 // moved bodies end at a finite pose with a unit rotation. Independent: for every pair of two
 // convex bodies, the event equals `time_of_impact` on the pair alone (the world's contract), and
-// there is an event exactly when that call finds a contact.
+// there is an event exactly when that call finds a contact (or, at its iteration cap, none when
+// the world's bounds prove the pair apart).
 #include "fuzz_mesh.hpp"
 
 #include <impact/world.hpp>
@@ -230,7 +231,10 @@ void run(const std::vector<FuzzBody>& fb, const std::vector<FuzzBodyMotion>& fm,
       const ToiHit<S> h = time_of_impact<S>(a.shape, ma, b.shape, mb, t);
       note("pair_status", static_cast<int>(h.status));
       IMPACT_REQUIRE(h.status != Status::invalid_input);
-      IMPACT_REQUIRE((h.status == Status::miss) == (ev == nullptr));
+      // A pair the world's bounds prove apart is never run: no event even where the call alone
+      // stops at its iteration cap (then undecided, never a contact).
+      if (h.status == Status::miss) IMPACT_REQUIRE(ev == nullptr);
+      else if (h.status != Status::max_iterations) IMPACT_REQUIRE(ev != nullptr);
       if (ev) {
         note("event_status", static_cast<int>(ev->status)), note("event_toi", static_cast<double>(ev->toi));
         note("pair_toi", static_cast<double>(h.toi));

@@ -101,15 +101,26 @@ void check_level(const Level& L, const MeshBuildOptions& build, std::uint64_t se
       Pose<S> pose;
       pose.position = o;
       pose.rotation = Quat<S>(S(u(rng)), S(u(rng)), S(u(rng)), S(u(rng))).normalized();
-      const Shape<S> box{Box<S>{V(S(0.2), S(0.1), S(0.3)) * S(L.extent / 4)}};
-      MeshShapeOptions<S> co{.back_faces = bf};
-      const auto ca = mesh_shape_cast(m, box, pose, d, co);
-      co.brute_force = true;
-      const auto cb = mesh_shape_cast(m, box, pose, d, co);
-      ASSERT_EQ(ca.status, cb.status) << L.name << " box " << i;
-      if (ca.status != Status::miss) {
-        ASSERT_EQ(ca.triangle, cb.triangle) << L.name << " box " << i;
-        ASSERT_EQ(ca.toi, cb.toi) << L.name << " box " << i;
+      // A box about its origin, a cone (its extents about the origin differ above and below)
+      // and a box placed well off its origin (the tree grows its bins by the shape's extents
+      // on each side: a mirrored growth went unnoticed while only centred boxes were cast).
+      const S e = S(L.extent / 4);
+      const Shape<S> box{Box<S>{V(S(0.2), S(0.1), S(0.3)) * e}};
+      const Shape<S> cone{Cone<S>{S(0.3) * e, S(0.4) * e}};
+      const Shape<S> off{TransformedShape<S>{std::make_shared<const Shape<S>>(box), Pose<S>{V(S(0.6) * e, S(-0.5) * e, S(0.4) * e)}}};
+      const char* names[] = {"box", "cone", "offset box"};
+      int k = 0;
+      for (const Shape<S>* shape : {&box, &cone, &off}) {
+        MeshShapeOptions<S> co{.back_faces = bf};
+        const auto ca = mesh_shape_cast(m, *shape, pose, d, co);
+        co.brute_force = true;
+        const auto cb = mesh_shape_cast(m, *shape, pose, d, co);
+        ASSERT_EQ(ca.status, cb.status) << L.name << " " << names[k] << " " << i;
+        if (ca.status != Status::miss) {
+          ASSERT_EQ(ca.triangle, cb.triangle) << L.name << " " << names[k] << " " << i;
+          ASSERT_EQ(ca.toi, cb.toi) << L.name << " " << names[k] << " " << i;
+        }
+        ++k;
       }
     }
   }

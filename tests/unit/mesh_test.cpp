@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <random>
 
 namespace {
@@ -323,6 +324,22 @@ TEST(MeshShape, ASphereShapeCastAgreesWithTheSphereCast) {
   }
   EXPECT_GT(hits, 90);
   EXPECT_LT(hits, 210);
+}
+
+// The per-triangle cast's tolerance is checked like every other field (it once was not: a
+// tolerance of 0 or below answered miss), for every shape, the ball paths included.
+TEST(MeshShape, ANonPositiveOrNonFiniteToleranceIsRefusedNamingIt) {
+  const auto m = impact_scenes::to_mesh<double>(impact_scenes::icosphere(1, 2.0));
+  Pose<double> pose;
+  pose.position = V(0, 0, 4);
+  for (const Shape<double>& s : {Shape<double>{Box<double>{V(0.2, 0.2, 0.2)}}, Shape<double>{Sphere<double>{0.3}}}) {
+    for (const double tol : {0.0, -1e-6, std::numeric_limits<double>::quiet_NaN(), 2e12}) {
+      const auto h = mesh_shape_cast(m, s, pose, V(0, 0, -4), {.tolerance = tol});
+      EXPECT_EQ(h.status, Status::invalid_input) << tol;
+      EXPECT_EQ(h.error.rfind("tolerance", 0), 0u) << h.error;
+    }
+    EXPECT_EQ(mesh_shape_cast(m, s, pose, V(0, 0, -4), {.tolerance = 1e-9}).status, Status::hit);
+  }
 }
 
 TEST(MeshObj, LoadsVerticesAndFansPolygonsInFileOrder) {
