@@ -151,6 +151,7 @@ int room_at(const Level<S>& L, const Vec3<S>& p) {
 template <class S>
 LevelRayHit<S> level_ray_cast(const Level<S>& L, const Ray<S>& ray, const MeshRayOptions<S>& opt, int start) {
   LevelRayHit<S> out;
+  if (auto e = mesh_detail::ray_input_error(ray, opt); !e.empty()) return out.hit.error = std::move(e), out;
   RoomWalk w;
   start_rooms(L, ray.origin, start, w);
   S best = opt.max_lambda;
@@ -184,6 +185,7 @@ template <class S>
 LevelCastHit<S> level_sphere_cast(const Level<S>& L, const Vec3<S>& c, S radius, const Vec3<S>& path,
                                   const MeshSphereOptions<S>& opt, int start) {
   LevelCastHit<S> out;
+  if (auto e = mesh_detail::sphere_input_error(c, radius, path, opt); !e.empty()) return out.hit.error = std::move(e), out;
   RoomWalk w;
   start_rooms(L, c, start, w);
   S best = std::clamp(opt.max_toi, S(0), S(1));

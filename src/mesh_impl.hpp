@@ -55,6 +55,29 @@ std::string check_size(S x, std::string_view field) {
   return {};
 }
 
+/// What is wrong with a mesh or level ray query, or an empty string (checked before any early
+/// answer: a query on an empty mesh or level is refused the same way).
+template <class S>
+std::string ray_input_error(const Ray<S>& ray, const MeshRayOptions<S>& opt) {
+  if (vec_ok(ray.origin) && vec_ok(ray.direction) && opt.max_lambda >= S(0) &&
+      opt.max_lambda <= Tolerances<S>::max_magnitude) [[likely]]
+    return {};
+  if (auto e = check_vec(ray.origin, "origin"); !e.empty()) return e;
+  if (auto e = check_vec(ray.direction, "direction"); !e.empty()) return e;
+  return check_size(opt.max_lambda, "max_lambda");
+}
+
+/// The same for a sphere cast.
+template <class S>
+std::string sphere_input_error(const Vec3<S>& center, S radius, const Vec3<S>& path, const MeshSphereOptions<S>& opt) {
+  if (auto e = check_vec(center, "center"); !e.empty()) return e;
+  if (auto e = check_size(radius, "radius"); !e.empty()) return e;
+  if (auto e = check_vec(path, "path"); !e.empty()) return e;
+  if (auto e = check_size(opt.buffer, "buffer"); !e.empty()) return e;
+  if (!std::isfinite(opt.max_toi)) return "max_toi: not finite";
+  return {};
+}
+
 }  // namespace mesh_detail
 
 // =============================================================================================
@@ -134,12 +157,8 @@ template <class S>
 MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& m, const Ray<S>& ray, const MeshRayOptions<S>& opt) {
   using namespace mesh_detail;
   MeshRayHit<S> out;
-  if (!vec_ok(ray.origin) || !vec_ok(ray.direction) || !(opt.max_lambda >= S(0)) ||
-      !(opt.max_lambda <= Tolerances<S>::max_magnitude)) [[unlikely]] {
-    if (auto e = check_vec(ray.origin, "origin"); !e.empty()) return out.error = e, out;
-    if (auto e = check_vec(ray.direction, "direction"); !e.empty()) return out.error = e, out;
-    if (auto e = check_size(opt.max_lambda, "max_lambda"); !e.empty()) return out.error = e, out;
-  }
+  if (auto e = ray_input_error(ray, opt); !e.empty()) [[unlikely]]
+    return out.error = std::move(e), out;
   out.status = Status::miss;
   if (ray.direction == Vec3<S>::Zero()) return out;
   const WatertightRay<S> wr(ray);
@@ -207,10 +226,7 @@ MeshCastHit<S> mesh_sphere_cast(const TriangleMesh<S>& m, const Vec3<S>& center,
                                 const MeshSphereOptions<S>& opt) {
   using namespace mesh_detail;
   MeshCastHit<S> out;
-  if (auto e = check_vec(center, "center"); !e.empty()) return out.error = e, out;
-  if (auto e = check_size(radius, "radius"); !e.empty()) return out.error = e, out;
-  if (auto e = check_vec(path, "path"); !e.empty()) return out.error = e, out;
-  if (auto e = check_size(opt.buffer, "buffer"); !e.empty()) return out.error = e, out;
+  if (auto e = sphere_input_error(center, radius, path, opt); !e.empty()) return out.error = std::move(e), out;
   return sphere_cast_core(m, center, radius, path, opt, std::clamp(opt.max_toi, S(0), S(1)));
 }
 
@@ -220,7 +236,8 @@ MeshCastHit<S> mesh_spheres_cast(const TriangleMesh<S>& m, std::span<const Spher
   using namespace mesh_detail;
   MeshCastHit<S> best;
   best.status = Status::miss;
-  if (auto e = check_vec(path, "path"); !e.empty()) return best.status = Status::invalid_input, best.error = e, best;
+  if (auto e = sphere_input_error(Vec3<S>::Zero().eval(), S(0), path, opt); !e.empty())
+    return best.status = Status::invalid_input, best.error = std::move(e), best;
   for (std::size_t i = 0; i < spheres.size(); ++i) {
     const Vec3<S>& c = spheres[i].center;
     const S r = spheres[i].radius;

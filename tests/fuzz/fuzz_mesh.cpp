@@ -13,15 +13,12 @@ namespace {
 using namespace impact;
 using namespace impact::fuzz;
 
-/// The mesh casts answer without validating what an answer does not need: a mesh with no
-/// triangle that can be hit answers `miss` at once, an overlap at t = 0 is answered whatever the
-/// path, and a path whose grown box misses every node answers `miss` (a path of 3.7e12 was
-/// answered miss): an API-only gap, `impact query` validates its input itself, reported on issue 16. So
-/// here valid input must be answered, and a refusal must name the field, but invalid input is not
-/// required to be refused.
+/// Every mesh query validates all of its input before any early answer (an empty mesh, an
+/// overlap at t = 0, a path whose box misses every node), so its verdict is exactly the target's.
+/// (Until 2026-11-25 it did not, and this returned `unknown` for invalid input.)
 template <class S, class R>
 Expect expect_on(const TriangleMesh<S>&, const R&, Expect e) {
-  return e == Expect::invalid ? Expect::unknown : e;
+  return e;
 }
 
 template <class S>
