@@ -117,6 +117,10 @@ void blast(Level<S>& L, FuzzedDataProvider& p) {
       const Vec3<double>&a = m.vertices[t[0]], &b = m.vertices[t[1]], &cc = m.vertices[t[2]];
       const double scale = std::max({radius, c.cwiseAbs().maxCoeff(), a.cwiseAbs().maxCoeff(),
                                      b.cwiseAbs().maxCoeff(), cc.cwiseAbs().maxCoeff()});
+      if (tracing() && !(point_triangle_distance(c, a, b, cc) > radius - 1e-9 * scale))
+        std::fprintf(stderr, "kept: centre %.17g %.17g %.17g radius %.17g triangle (%.17g %.17g %.17g) (%.17g %.17g %.17g) (%.17g %.17g %.17g) at %.17g\n",
+                     c.x(), c.y(), c.z(), radius, a.x(), a.y(), a.z(), b.x(), b.y(), b.z(), cc.x(), cc.y(), cc.z(),
+                     point_triangle_distance(c, a, b, cc));
       IMPACT_REQUIRE(point_triangle_distance(c, a, b, cc) > radius - 1e-9 * scale);
     }
   }
