@@ -3,6 +3,8 @@
 //
 // Names world_step/SCENE/LIBRARY[/VARIANT]:
 //   world_step/SCENE/impact/threads:1 and /threads:2   World<double>::step, WorldStepOptions::threads
+//   world_step/SCENE/impact/tol1e-3/threads:1           the same with WorldStepOptions::tolerance 1e-3
+//                                                       (Bullet's 0.001 stop distance)
 //   world_step/SCENE/bullet/continuous                  btDbvtBroadphase + btContinuousConvexCollision
 //   world_step/SCENE/bullet/swept_sphere                Bullet's own CCD (a swept sphere per body)
 // One iteration is one step; every run does each of the scene's 24 steps once (Iterations(24)),
@@ -68,7 +70,7 @@ void set_counters(benchmark::State& state, double n, double broad, double narrow
   if (gave_up >= 0) state.counters["gave_up"] = gave_up / n;
 }
 
-void bm_impact(benchmark::State& state, const std::string& name, int threads) {
+void bm_impact(benchmark::State& state, const std::string& name, int threads, double tolerance) {
   WorldScene& s = scene(name);
   impact::World<double> world;
   const std::string err = world.edit({}, s.bodies);
@@ -78,6 +80,7 @@ void bm_impact(benchmark::State& state, const std::string& name, int threads) {
   }
   impact::WorldStepOptions<double> opt;
   opt.threads = threads;
+  if (tolerance > 0) opt.tolerance = tolerance;
   std::size_t k = 0;
   double broad = 0, narrow = 0, pairs = 0, piece_pairs = 0, toi = 0, events = 0;
   for (auto _ : state) {
@@ -130,10 +133,17 @@ int main(int argc, char** argv) {
     const std::string base = "world_step/" + name + "/";
     for (int threads : {1, 2})
       benchmark::RegisterBenchmark((base + "impact/threads:" + std::to_string(threads)).c_str(),
-                                   [name, threads](benchmark::State& st) { bm_impact(st, name, threads); })
+                                   [name, threads](benchmark::State& st) { bm_impact(st, name, threads, 0); })
           ->Iterations(kSteps)
           ->UseRealTime()
           ->Unit(benchmark::kMillisecond);
+    // Bullet's btContinuousConvexCollision stops 0.001 from contact (absolute): impact with that
+    // tolerance is the accuracy-matched comparison (as distance/*/impact/rel1e-6 is for GJK).
+    benchmark::RegisterBenchmark((base + "impact/tol1e-3/threads:1").c_str(),
+                                 [name](benchmark::State& st) { bm_impact(st, name, 1, 1e-3); })
+        ->Iterations(kSteps)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark((base + "bullet/continuous").c_str(),
                                  [name](benchmark::State& st) { bm_bullet(st, name, true); })
         ->Iterations(kSteps)
