@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -235,6 +236,7 @@ int main(int argc, char** argv) {
   const std::size_t max_steps = static_cast<std::size_t>(std::atol(arg(argc, argv, "--steps", "24").c_str()));
   const bool with_ref = std::atoi(arg(argc, argv, "--reference", "0").c_str()) != 0;
   const int substeps = std::atoi(arg(argc, argv, "--substeps", "256").c_str());
+  const int show = std::atoi(arg(argc, argv, "--show", "0").c_str());  // print this many of bullet/continuous's misses
 
   std::printf("| scene | steps | variant | events | missed vs impact | of which piece–mesh | of which overlapping at t = 0 | extra vs impact |%s s/step (single run) |\n",
               with_ref ? " missed vs reference | not in reference |" : "");
@@ -253,6 +255,7 @@ int main(int argc, char** argv) {
     const int mesh = s.desc.mesh_body;
     Tally ti, tc, tsw, tr;
     long initially = 0, capped = 0, gave_up = 0;
+    int shown = 0;
     const std::size_t steps = std::min(max_steps, s.motions.size());
     for (std::size_t k = 0; k < steps; ++k) {
       auto c0 = Clock::now();
@@ -263,7 +266,9 @@ int main(int argc, char** argv) {
         return 1;
       }
       std::set<Pair> imp, imp_initial;
+      std::map<Pair, const impact::WorldEvent<double>*> by_pair;
       for (const auto& e : r.events) {
+        by_pair[std::minmax(world_body_index(s, e.a), world_body_index(s, e.b))] = &e;
         imp.insert(std::minmax(world_body_index(s, e.a), world_body_index(s, e.b)));
         if (e.status == impact::Status::initially_overlapping)
           imp_initial.insert(std::minmax(world_body_index(s, e.a), world_body_index(s, e.b)));
@@ -286,6 +291,22 @@ int main(int argc, char** argv) {
       tc.events += static_cast<long>(cont.size());
       tsw.events += static_cast<long>(sw.size());
       compare(cont, imp, mesh, tc.missed, tc.extra, &tc.missed_mesh, &imp_initial, &tc.missed_initial);
+      for (const Pair& p : imp) {
+        if (shown >= show || cont.count(p) || imp_initial.count(p)) continue;
+        ++shown;
+        const auto* e = by_pair[p];
+        auto kind = [&](int i) {
+          return i == mesh ? std::string("mesh") : std::to_string(s.desc.bodies[static_cast<std::size_t>(i)].parts.size()) + " part(s)";
+        };
+        auto turn = [&](int i) {
+          const auto& m = s.desc.steps[k][static_cast<std::size_t>(i)];
+          const auto& w = m.angular_velocity;
+          return std::sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+        };
+        std::fprintf(stderr, "  bullet/continuous misses step %zu %s–%s (%s, %s; turns %.3g, %.3g rad): impact toi %.6g triangle %lld parts %d %d\n", k,
+                     e->a.c_str(), e->b.c_str(), kind(p.first).c_str(), kind(p.second).c_str(), turn(p.first),
+                     p.second == mesh ? 0.0 : turn(p.second), double(e->toi), static_cast<long long>(e->triangle), e->part_a, e->part_b);
+      }
       compare(sw, imp, mesh, tsw.missed, tsw.extra, &tsw.missed_mesh, &imp_initial, &tsw.missed_initial);
       if (ref) {
         c0 = Clock::now();
