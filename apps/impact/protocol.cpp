@@ -90,9 +90,9 @@ S cast_tolerance(double tolerance, const Shape<double>& a, const Vec3<double>& p
   return std::max(static_cast<S>(tolerance), static_cast<S>(floor));
 }
 
-/// The answer fields shared by shape_cast and time_of_impact.
-template <class S>
-void put_cast_answer(const CastHit<S>& h, ojson& out) {
+/// The answer fields shared by shape_cast and time_of_impact (a CastHit or a ToiHit).
+template <class Hit>
+void put_cast_answer(const Hit& h, ojson& out) {
   if (h.status == Status::invalid_input) throw Bad{h.error};
   out["status"] = std::string(to_string(h.status));
   out["toi"] = static_cast<double>(h.toi);

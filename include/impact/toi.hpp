@@ -95,10 +95,20 @@ struct ToiOptions {
   int max_iterations = 4096;
 };
 
-/// Result of `time_of_impact`: the fields of a shape cast, plus statistics.
+/// Result of `time_of_impact`: the fields of a shape cast's answer (CastHit), plus statistics.
+/// Its own type, not derived from CastHit: a rotating answer is not a linear cast's.
 template <class S>
-struct ToiHit : CastHit<S> {
-  ToiStats stats;
+struct ToiHit {
+  /// hit, miss (toi 0), initially_overlapping (within target at t = 0: toi = 0), max_iterations
+  /// (toi a proven lower bound), invalid_input.
+  Status status = Status::invalid_input;
+  S toi = S(0);                          ///< Time of impact in [0, 1] (hit, initially_overlapping).
+  Vec3<S> point_a{S(0), S(0), S(0)};     ///< Contact point on A at toi (world; hit).
+  Vec3<S> point_b{S(0), S(0), S(0)};     ///< Contact point on B at toi (world; hit).
+  Vec3<S> normal{S(0), S(0), S(0)};      ///< Unit normal from A toward B at toi (hit).
+  int iterations = 0;                    ///< Interval tests (extrusion) or advancement steps.
+  std::string error;                     ///< Offending field, for invalid_input.
+  ToiStats stats;                        ///< Where the work went.
 };
 
 /// Time of impact of A (moving by `motion_a`) and B (`motion_b`) over t ∈ [0, 1].

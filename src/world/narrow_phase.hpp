@@ -63,7 +63,7 @@ struct PiecePair {
 template <class S>
 struct PairContact {
   bool found = false;
-  CastHit<S> hit;
+  ToiHit<S> hit;
   int part_a = -1;
   std::int64_t piece_b = -1;  ///< Part, or triangle index.
 };
@@ -167,7 +167,7 @@ struct NarrowOptions {
 /// The tie order of contacts: earlier toi, then an initial overlap before a hit at 0, then the
 /// lower piece indices.
 template <class S>
-[[nodiscard]] bool better(const CastHit<S>& h, int pa, std::int64_t pb, const PairContact<S>& best) {
+[[nodiscard]] bool better(const ToiHit<S>& h, int pa, std::int64_t pb, const PairContact<S>& best) {
   if (!best.found) return true;
   if (h.toi != best.hit.toi) return h.toi < best.hit.toi;
   const bool io = h.status == Status::initially_overlapping, bio = best.hit.status == Status::initially_overlapping;

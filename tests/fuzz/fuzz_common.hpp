@@ -336,8 +336,9 @@ double honest_tolerance(double requested, double size, double reach) {
 
 /// Every cast answer: a known status, finite numbers, toi in [0, 1] unless a miss (0 when
 /// initially overlapping), a unit normal on hits.
-template <class S>
-void check_cast_answer(const CastHit<S>& h) {
+template <class Hit>
+void check_cast_answer(const Hit& h) {
+  using S = std::remove_cv_t<decltype(h.toi)>;
   note("toi", static_cast<double>(h.toi));
   IMPACT_REQUIRE(h.status == Status::hit || h.status == Status::miss || h.status == Status::initially_overlapping ||
                  h.status == Status::max_iterations);
@@ -354,8 +355,8 @@ void check_cast_answer(const CastHit<S>& h) {
 /// Two spheres whose centres move linearly (what both the linear cast and, for spheres, the
 /// rigid motion are): the first time the distance is `target` solves a quadratic. Checks that the
 /// answer is neither late nor a miss, and that the distance at a hit is the target within `tol`.
-template <class S>
-void check_sphere_pair(const CastHit<S>& h, double ra, double rb, const Vec3<double>& ca, const Vec3<double>& va,
+template <class Hit>
+void check_sphere_pair(const Hit& h, double ra, double rb, const Vec3<double>& ca, const Vec3<double>& va,
                        const Vec3<double>& cb, const Vec3<double>& vb, double target, double tol) {
   const double reach = ra + rb + target;
   const Vec3<double> m = cb - ca, w = vb - va;

@@ -376,7 +376,12 @@ TEST(TimeOfImpact, ZeroRotationMatchesShapeCast) {
     // stays within the tolerance band.
     if (s.status == Status::hit || s.status == Status::miss || s.status == Status::initially_overlapping) {
       ToiHit<double> as_toi;
-      static_cast<CastHit<double>&>(as_toi) = s;
+      as_toi.status = s.status;
+      as_toi.toi = s.toi;
+      as_toi.point_a = s.point_a;
+      as_toi.point_b = s.point_b;
+      as_toi.normal = s.normal;
+      as_toi.iterations = s.iterations;
       ToiOptions<double> sopt = opt;
       sopt.tolerance = so.tolerance;
       certify(c, as_toi, sopt, log, "shape_cast " + std::to_string(i));

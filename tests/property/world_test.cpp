@@ -183,7 +183,7 @@ std::vector<WorldEvent<S>> brute_force(const std::vector<WorldBody<S>>& bodies, 
       t.target_distance = opt.target_distance;
       t.tolerance = opt.tolerance;
       bool found = false;
-      CastHit<S> best;
+      ToiHit<S> best;
       std::int64_t ba = -1, bb = -1;
       for (const auto& pa : pieces(*f, motion(*f))) {
         for (const auto& pb : pieces(*s, motion(*s))) {
