@@ -170,12 +170,28 @@ class ToiSolver {
     return s.dot(tb.translation - ta.translation) - sb.dot(pb) - sa.dot(pa) - ra_ - rb_;
   }
 
+  /// Ball–ball and ball–box pairs have their distance in closed form (detail::kWorldClosedForm),
+  /// with exact normals. GJK's normal near contact is good to its relative precision of the
+  /// scene, and a scene of size 86 left both methods at max_iterations 2e-6 from a point–box
+  /// contact with a tolerance of 1e-6: the separation along GJK's normal no longer proved the
+  /// gap its distance reported (battery #75623).
+  static constexpr bool kClosedForm = detail::kWorldClosedForm<A, B, S>;
+  DistanceResult<S> closed_form_distance(const Transform<S>& ta, const Transform<S>& tb) const {
+    Pose<S> pa, pb;
+    pa.position = ta.translation;
+    pa.rotation = Quat<S>(ta.rotation);
+    pb.position = tb.translation;
+    pb.rotation = Quat<S>(tb.rotation);
+    return detail::world_closed_form_distance<S>(a_, ra_, pa, b_, rb_, pb);
+  }
+
   /// GJK distance at (ta, tb), warm-started from the previous call. An answer within the window
   /// (distance ≤ target + tolerance, or touching) is confirmed by a cold GJK, whose answer is
   /// kept: in float, a warm start next to contact can end on a flat simplex and report the
   /// shapes touching while they are a few tolerances apart.
   DistanceResult<S> distance(const Transform<S>& ta, const Transform<S>& tb, bool confirm = true) {
     ++stats_.gjk_calls;
+    if constexpr (kClosedForm) return closed_form_distance(ta, tb);
     DistanceResult<S> r = gjk_distance<S>(a_, ra_, ta, b_, rb_, tb, gopt_, &cache_);
     if (confirm && needs_confirmation(r, ta, tb)) r = cold_distance(ta, tb);
     return r;
@@ -184,6 +200,7 @@ class ToiSolver {
   /// GJK from scratch: no simplex, no axis, no hull hints.
   DistanceResult<S> cold_distance(const Transform<S>& ta, const Transform<S>& tb) {
     ++stats_.gjk_calls;
+    if constexpr (kClosedForm) return closed_form_distance(ta, tb);
     cache_.count = 0;
     cache_.axis.setZero();
     cache_.hint_a = cache_.hint_b = -1;

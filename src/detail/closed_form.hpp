@@ -139,13 +139,14 @@ DistanceResult<S> world_closed_form_distance(const A& a, S ra, const Pose<S>& po
   const Vec3<C> ca = pose_a.position.template cast<C>(), cb = pose_b.position.template cast<C>();
   // The cores' witnesses relative to the box's (or A's) position, and the squared length scale
   // of the local points below which a gap is rounding (GJK's test, gjk_tiny_squared).
-  Vec3<C> pa, pb;
+  Vec3<C> pa, pb, v;
   C scale2 = 0;
   Vec3<C> origin = ca;
   if constexpr (std::is_same_v<A, Point<S>> && std::is_same_v<B, Point<S>>) {
     pa.setZero();
     pb = cb - ca;
     scale2 = pb.squaredNorm();
+    v = pa - pb;
   } else {
     const bool a_is_box = std::is_same_v<A, Box<S>>;
     const Pose<S>& box_pose = a_is_box ? pose_a : pose_b;
@@ -172,8 +173,14 @@ DistanceResult<S> world_closed_form_distance(const A& a, S ra, const Pose<S>& po
     scale2 = std::max(local.squaredNorm(), clamped.squaredNorm());
     pa = a_is_box ? on_box : ball;
     pb = a_is_box ? ball : on_box;
+    // v = pa − pb from the box's own axes: over a face it has one non-zero component there, so
+    // the normal is the face's axis to rounding. From the two world points it was their
+    // difference, whose direction near contact is only good to eps·(coordinates) / distance: a
+    // ball 1e-6 from a box at 150 got a normal 3e-8 off, and the separation along it fell short
+    // of the distance by 1e-6 (time_of_impact stalled there, battery #75623).
+    const Vec3<C> gap = a_is_box ? Vec3<C>(clamped - local) : Vec3<C>(local - clamped);
+    v = clamped == local ? Vec3<C>(Vec3<C>::Zero()) : rotate(gap, C(1));
   }
-  const Vec3<C> v = pa - pb;
   const C vv = v.squaredNorm(), radii = C(ra) + C(rb);
   DistanceResult<S> r;
   r.iterations = 0;
