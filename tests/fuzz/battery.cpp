@@ -126,53 +126,38 @@ struct Case {
   int method = 0;  // shape_cast: 0 gjk_raycast, 1 conservative_advancement, 2 mpr, 3 gjk_raycast without closed forms; toi: 0 brent, 1 CA
 };
 
-/// Rounds every number of the case to float when the case runs in float, so the oracle sees
-/// exactly what the library computes with.
-// g++ 12 at -O2 has dropped some of these stores (see tests/fuzz/CMakeLists.txt: the battery
-// is built with -fno-tree-slp-vectorize there).
 double to_float(double x) { return static_cast<double>(static_cast<float>(x)); }
-V to_float(const V& v) { return V(to_float(v.x()), to_float(v.y()), to_float(v.z())); }
 
-void round_shape(ShapeSpec& s) {
-  s.radius = to_float(s.radius);
-  s.half_height = to_float(s.half_height);
-  s.half = to_float(s.half);
-  s.a = to_float(s.a), s.b = to_float(s.b), s.c = to_float(s.c);
-  for (V& p : s.hull_points) p = to_float(p);
+/// Calls f on every number of the case (as a double&, or const double& for a const case): the
+/// one list of fields that rounding and its check both walk.
+template <class C, class F>
+void for_each_number(C& k, F&& f) {
+  auto vec = [&](auto& v) { f(v.x()), f(v.y()), f(v.z()); };
+  for (auto* s : {&k.a, &k.b}) {
+    f(s->radius), f(s->half_height);
+    vec(s->half), vec(s->a), vec(s->b), vec(s->c);
+    for (auto& p : s->hull_points) vec(p);
+  }
+  for (auto* p : {&k.pa, &k.pb}) {
+    vec(p->position);
+    for (auto& x : p->q) f(x);
+  }
+  vec(k.va), vec(k.vb), vec(k.wa), vec(k.wb), vec(k.origin), vec(k.direction);
+  f(k.max_lambda), f(k.target);
 }
 
-void round_pose(PoseSpec& p) {
-  p.position = to_float(p.position);
-  for (double& x : p.q) x = to_float(x);
-}
-
+/// Rounds every number of the case to float when the case runs in float, so the oracle sees
+/// exactly what the library computes with. g++ 12 at -O2 has dropped some of these stores (see
+/// tests/fuzz/CMakeLists.txt: the battery is built with -fno-tree-slp-vectorize there).
 void round_case(Case& k) {
-  if (!k.use_float) return;
-  round_shape(k.a), round_shape(k.b);
-  round_pose(k.pa), round_pose(k.pb);
-  k.va = to_float(k.va), k.vb = to_float(k.vb), k.wa = to_float(k.wa), k.wb = to_float(k.wb);
-  k.origin = to_float(k.origin), k.direction = to_float(k.direction);
-  k.max_lambda = to_float(k.max_lambda), k.target = to_float(k.target);
+  if (k.use_float) for_each_number(k, [](double& x) { x = to_float(x); });
 }
 
 /// Whether every number of a float case is a float (round_case took effect).
 bool is_rounded(const Case& k) {
-  if (!k.use_float) return true;
-  auto same = [](double x) { return x == to_float(x) || std::isnan(x); };
-  auto same_v = [&](const V& v) { return same(v.x()) && same(v.y()) && same(v.z()); };
-  for (const ShapeSpec* s : {&k.a, &k.b}) {
-    if (!same(s->radius) || !same(s->half_height) || !same_v(s->half) || !same_v(s->a) || !same_v(s->b) || !same_v(s->c))
-      return false;
-    for (const V& p : s->hull_points)
-      if (!same_v(p)) return false;
-  }
-  for (const PoseSpec* p : {&k.pa, &k.pb}) {
-    if (!same_v(p->position)) return false;
-    for (double x : p->q)
-      if (!same(x)) return false;
-  }
-  return same_v(k.va) && same_v(k.vb) && same_v(k.wa) && same_v(k.wb) && same_v(k.origin) && same_v(k.direction) &&
-         same(k.max_lambda) && same(k.target);
+  bool all = true;
+  if (k.use_float) for_each_number(k, [&](const double& x) { all = all && (x == to_float(x) || std::isnan(x)); });
+  return all;
 }
 
 ShapeSpec random_shape(Rng& r, double s, bool degenerate) {
