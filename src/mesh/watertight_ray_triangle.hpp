@@ -4,6 +4,7 @@
 #include <impact/mesh.hpp>
 
 #include "mesh/bin_tree_walk.hpp"  // Lanes4: four triangles per test
+#include "detail/exact_orientation.hpp"
 
 #include <impact/cast.hpp>
 #include <impact/mesh.hpp>
@@ -15,6 +16,7 @@
 #include <limits>
 #include <numeric>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #if defined(__SSE2__)
@@ -25,13 +27,17 @@ namespace impact::mesh_detail {
 
 /// Per-ray set-up of the watertight test (Woop, Benthin, Wald 2013): the axis kz of largest
 /// |direction| becomes the ray's axis, the other two are sheared so the ray is the z axis of a
-/// frame at its origin; kx and ky swap when direction[kz] < 0 to keep the winding.
+/// frame at its origin; kx and ky swap when direction[kz] < 0 to keep the winding. The ray itself
+/// is kept in double for the exact decisions (detail/exact_orientation.hpp).
 template <class S>
 struct WatertightRay {
   int kx = 0, ky = 1, kz = 2;
   S sx = 0, sy = 0, sz = 1;
   S ox = 0, oy = 0, oz = 0;  // origin[kx], origin[ky], origin[kz]
-  explicit WatertightRay(const Ray<S>& r) {
+  S smax = 0;                // max(|sx|, |sy|) ≤ 1
+  Vec3<double> origin, direction;
+  explicit WatertightRay(const Ray<S>& r)
+      : origin(r.origin.template cast<double>()), direction(r.direction.template cast<double>()) {
     const Vec3<S> a = r.direction.cwiseAbs();
     kz = a[0] >= a[1] ? (a[0] >= a[2] ? 0 : 2) : (a[1] >= a[2] ? 1 : 2);
     kx = (kz + 1) % 3;
@@ -40,44 +46,109 @@ struct WatertightRay {
     sx = r.direction[kx] / r.direction[kz];
     sy = r.direction[ky] / r.direction[kz];
     sz = S(1) / r.direction[kz];
+    smax = std::max(std::abs(sx), std::abs(sy));
     ox = r.origin[kx];
     oy = r.origin[ky];
     oz = r.origin[kz];
   }
 };
 
+/// Rounding bounds of the watertight test in S, so that a sign it reads is the sign of the exact
+/// quantity (the same expression on the real numbers, from the same inputs).
+///
+/// A sheared coordinate x = (p_x − o_x) − s_x·(p_z − o_z) is off its exact value by at most
+/// 4.1ε·m with m = |p_x − o_x| + |s_x·(p_z − o_z)| (five roundings, s_x itself rounded). An edge
+/// function u = x_c·y_b − y_c·x_b is then off by at most (8.2 + 3)ε·(m_xc·m_yb + m_yc·m_xb)
+/// (+ O(ε²)). One magnitude per triangle serves all three edges: M = max|p_xy − o_xy| +
+/// max(|s_x|, |s_y|)·max|p_z − o_z| ≥ every m (to a rounding), so each edge function is within
+/// E = 2·11.2ε·M² < 32ε·M² of its exact value. t = u·z_a + v·z_b + w·z_c (z = s_z·(p_z − o_z),
+/// three roundings) is off by at most E·Σ|z| + 8ε·Σ|u·z|. Each bound also carries the smallest
+/// normal number, so a value in the subnormal range (where rounding is absolute, not relative) is
+/// never trusted.
+template <class S>
+struct WatertightBounds {
+  static constexpr S edge = S(32) * std::numeric_limits<S>::epsilon();
+  static constexpr S time = S(8) * std::numeric_limits<S>::epsilon();
+  static constexpr S floor = std::numeric_limits<S>::min();
+};
+
+/// The exact decision for a triangle where a bound above could not tell a sign: the signs of the
+/// three edge functions and of the crossing's λ from exact determinants, and λ from the plane in a
+/// wider scalar when the fast one has the wrong sign. Rare (a ray within rounding of an edge, a
+/// ray parallel to the plane, an origin on the plane), so it is kept out of line.
+template <class S>
+[[gnu::noinline]] bool ray_triangle_exact(const WatertightRay<S>& r, const PackedTriangle<S>& tri, BackFaces bf,
+                                          S t_best, S u, S v, S w, S e, S t, S& lambda) {
+  const Vec3<double> a = tri.a.template cast<double>(), b = tri.b.template cast<double>(), c = tri.c.template cast<double>();
+  const Vec3<double>& o = r.origin;
+  const Vec3<double>& d = r.direction;
+  // sign(u) = sign det[c − o, b − o, d] whatever the shear (the frame's handedness and d_kz's sign
+  // cancel), and likewise for v and w.
+  auto sign_of = [](S x) { return x > S(0) ? 1 : (x < S(0) ? -1 : 0); };
+  const int su = std::abs(u) > e ? sign_of(u) : detail::edge_side(o, c, b, d);
+  const int sv = std::abs(v) > e ? sign_of(v) : detail::edge_side(o, a, c, d);
+  const int sw = std::abs(w) > e ? sign_of(w) : detail::edge_side(o, b, a, d);
+  const int lo = std::min({su, sv, sw}), hi = std::max({su, sv, sw});
+  if (lo == 0 && hi == 0) return false;            // the ray lies in the triangle's plane
+  if (bf == BackFaces::ignore ? lo < 0 : lo < 0 && hi > 0) return false;
+  const int s = hi > 0 ? 1 : -1;                    // +1: a front-to-back crossing
+  // λ ≥ 0 exactly when the origin is not beyond the plane: det[a − o, b − o, c − o]·s ≤ 0.
+  const int side = detail::orientation(o, a, b, c);
+  if (side * s > 0) return false;
+  const S det = u + v + w;
+  if (side == 0) {
+    lambda = S(0);
+  } else if (sign_of(det) == s && sign_of(t) == s) {
+    lambda = t / det;
+  } else {
+    // λ from the plane, (a − o)·n / (d·n), in the wider scalar; 0 (never late) if that cannot say.
+    using W = std::conditional_t<(sizeof(S) < sizeof(double)), double, long double>;
+    const Vec3<W> aw = a.template cast<W>(), ow = o.template cast<W>();
+    const Vec3<W> n = (b.template cast<W>() - aw).cross(c.template cast<W>() - aw);
+    const W l = (aw - ow).dot(n) / d.template cast<W>().dot(n);
+    lambda = std::isfinite(l) && l > W(0) ? static_cast<S>(l) : S(0);
+  }
+  return lambda <= t_best;
+}
+
 /// λ of the crossing of the ray with triangle (a, b, c) when it is in [0, t_best] (and a
 /// front-to-back crossing under BackFaces::ignore); false otherwise. The three edge functions
 /// U, V, W are computed from the same products for both triangles sharing an edge (with opposite
-/// signs), so a point on a shared edge is inside at least one of them; a zero edge function is
-/// re-evaluated in double for float, as the paper advises.
+/// signs), so a point on a shared edge is inside at least one of them. A sign within its rounding
+/// bound (WatertightBounds) is decided exactly instead (ray_triangle_exact), so the answer is the
+/// exact one in both precisions: a ray parallel to a far triangle's plane cannot cross it by
+/// rounding, and a ray through an edge cannot slip by it.
 template <class S>
 [[gnu::always_inline]] inline bool ray_triangle(const WatertightRay<S>& r, const PackedTriangle<S>& tri, BackFaces bf, S t_best, S& lambda) {
+  using B = WatertightBounds<S>;
   // Corners relative to the origin, sheared so the ray is the z axis.
   const S Az = tri.a[r.kz] - r.oz, Bz = tri.b[r.kz] - r.oz, Cz = tri.c[r.kz] - r.oz;
-  const S ax = (tri.a[r.kx] - r.ox) - r.sx * Az, ay = (tri.a[r.ky] - r.oy) - r.sy * Az;
-  const S bx = (tri.b[r.kx] - r.ox) - r.sx * Bz, by = (tri.b[r.ky] - r.oy) - r.sy * Bz;
-  const S cx = (tri.c[r.kx] - r.ox) - r.sx * Cz, cy = (tri.c[r.ky] - r.oy) - r.sy * Cz;
-  S u = cx * by - cy * bx;
-  S v = ax * cy - ay * cx;
-  S w = bx * ay - by * ax;
-  if constexpr (sizeof(S) < sizeof(double)) {
-    if (u == S(0) || v == S(0) || w == S(0)) [[unlikely]] {
-      u = static_cast<S>(double(cx) * double(by) - double(cy) * double(bx));
-      v = static_cast<S>(double(ax) * double(cy) - double(ay) * double(cx));
-      w = static_cast<S>(double(bx) * double(ay) - double(by) * double(ax));
-    }
-  }
-  // With this winding a front-to-back crossing has u, v, w ≥ 0 (det > 0).
-  if (bf == BackFaces::ignore) {
-    if (u < S(0) || v < S(0) || w < S(0)) return false;
-  } else if ((u < S(0) || v < S(0) || w < S(0)) && (u > S(0) || v > S(0) || w > S(0))) {
-    return false;
-  }
-  const S det = u + v + w;
-  if (det == S(0)) return false;  // the ray lies in the triangle's plane
+  const S Ax = tri.a[r.kx] - r.ox, Ay = tri.a[r.ky] - r.oy, Bx = tri.b[r.kx] - r.ox, By = tri.b[r.ky] - r.oy;
+  const S Cx = tri.c[r.kx] - r.ox, Cy = tri.c[r.ky] - r.oy;
+  const S xa = r.sx * Az, ya = r.sy * Az, xb = r.sx * Bz, yb = r.sy * Bz, xc = r.sx * Cz, yc = r.sy * Cz;
+  const S ax = Ax - xa, ay = Ay - ya, bx = Bx - xb, by = By - yb, cx = Cx - xc, cy = Cy - yc;
+  const S u = cx * by - cy * bx;
+  const S v = ax * cy - ay * cx;
+  const S w = bx * ay - by * ax;
+  const S mxy = std::max({std::abs(Ax), std::abs(Ay), std::abs(Bx), std::abs(By), std::abs(Cx), std::abs(Cy)});
+  const S M = mxy + r.smax * std::max({std::abs(Az), std::abs(Bz), std::abs(Cz)});
+  const S e = B::edge * (M * M) + B::floor;
+  // Certainly outside: an edge function certainly negative (and, with back faces, another
+  // certainly positive).
+  const bool neg = u < -e || v < -e || w < -e;
+  if (bf == BackFaces::ignore ? neg : neg && (u > e || v > e || w > e)) return false;
   const S az = r.sz * Az, bz = r.sz * Bz, cz = r.sz * Cz;
   const S t = u * az + v * bz + w * cz;
+  const bool sure = std::abs(u) > e && std::abs(v) > e && std::abs(w) > e;
+  if (!sure) [[unlikely]]
+    return ray_triangle_exact(r, tri, bf, t_best, u, v, w, e, t, lambda);
+  // Every sign certain: with this winding a front-to-back crossing has u, v, w > 0 (det > 0).
+  if (bf == BackFaces::collide && (u < S(0) || v < S(0) || w < S(0)) && (u > S(0) || v > S(0) || w > S(0))) return false;
+  const S det = u + v + w;
+  const S et = e * (std::abs(az) + std::abs(bz) + std::abs(cz)) +
+               B::time * (std::abs(u * az) + std::abs(v * bz) + std::abs(w * cz)) + B::floor;
+  if (!(std::abs(t) > et)) [[unlikely]]
+    return ray_triangle_exact(r, tri, bf, t_best, u, v, w, e, t, lambda);
   // Cheap rejection with a bound widened by rounding, then the exact test on λ itself (so a tie
   // with t_best is decided the same way whatever order triangles come in).
   constexpr S widen = S(1) + S(4) * std::numeric_limits<S>::epsilon();
@@ -92,29 +163,45 @@ template <class S>
 
 /// ray_triangle on the four lanes of a block at once, with the same operations in the same order
 /// lane by lane (so each lane's λ is bit for bit the scalar one). Returns the lanes crossed at
-/// λ ≤ t_best (their λ in `lambda`); `redo` gets the float lanes with a zero edge function, which
-/// the caller passes to ray_triangle for its double re-evaluation.
+/// λ ≤ t_best (their λ in `lambda`); `redo` gets the lanes whose decision needs an exact sign
+/// (ray_triangle_exact), which the caller passes to ray_triangle.
 template <class S>
 [[gnu::always_inline]] inline int ray_block(const WatertightRay<S>& r, const TriangleBlock4<S>& blk, BackFaces bf,
                                             S t_best, S lambda[4], int& redo) {
   using L = Lanes4<S>;
+  using B = WatertightBounds<S>;
+  const L zero = L::splat(S(0));
+  auto abs = [&](L x) { return L::max(x, zero - x); };
   const L ox = L::splat(r.ox), oy = L::splat(r.oy), oz = L::splat(r.oz), sx = L::splat(r.sx), sy = L::splat(r.sy);
   const L Az = L::load(blk.a[r.kz]) - oz, Bz = L::load(blk.b[r.kz]) - oz, Cz = L::load(blk.c[r.kz]) - oz;
-  const L ax = (L::load(blk.a[r.kx]) - ox) - sx * Az, ay = (L::load(blk.a[r.ky]) - oy) - sy * Az;
-  const L bx = (L::load(blk.b[r.kx]) - ox) - sx * Bz, by = (L::load(blk.b[r.ky]) - oy) - sy * Bz;
-  const L cx = (L::load(blk.c[r.kx]) - ox) - sx * Cz, cy = (L::load(blk.c[r.ky]) - oy) - sy * Cz;
+  const L Ax = L::load(blk.a[r.kx]) - ox, Ay = L::load(blk.a[r.ky]) - oy;
+  const L Bx = L::load(blk.b[r.kx]) - ox, By = L::load(blk.b[r.ky]) - oy;
+  const L Cx = L::load(blk.c[r.kx]) - ox, Cy = L::load(blk.c[r.ky]) - oy;
+  const L xa = sx * Az, ya = sy * Az, xb = sx * Bz, yb = sy * Bz, xc = sx * Cz, yc = sy * Cz;
+  const L ax = Ax - xa, ay = Ay - ya, bx = Bx - xb, by = By - yb, cx = Cx - xc, cy = Cy - yc;
   const L u = cx * by - cy * bx, v = ax * cy - ay * cx, w = bx * ay - by * ax;
-  const L zero = L::splat(S(0));
-  const int neg = L::lt_mask(u, zero) | L::lt_mask(v, zero) | L::lt_mask(w, zero);
-  const int pos = L::lt_mask(zero, u) | L::lt_mask(zero, v) | L::lt_mask(zero, w);
-  redo = 0;
-  if constexpr (sizeof(S) < sizeof(double)) redo = L::eq_mask(u, zero) | L::eq_mask(v, zero) | L::eq_mask(w, zero);
-  int keep = 0xf & ~redo & ~(bf == BackFaces::ignore ? neg : neg & pos);
+  const L mxy = L::max(L::max(L::max(abs(Ax), abs(Ay)), L::max(abs(Bx), abs(By))), L::max(abs(Cx), abs(Cy)));
+  const L M = mxy + L::splat(r.smax) * L::max(L::max(abs(Az), abs(Bz)), abs(Cz));
+  const L floor = L::splat(B::floor);
+  const L e = L::splat(B::edge) * (M * M) + floor, me = zero - e;
+  const int neg = L::lt_mask(u, me) | L::lt_mask(v, me) | L::lt_mask(w, me);
+  const int pos = L::lt_mask(e, u) | L::lt_mask(e, v) | L::lt_mask(e, w);
+  const int out = bf == BackFaces::ignore ? neg : neg & pos;
+  const int sure = L::lt_mask(e, abs(u)) & L::lt_mask(e, abs(v)) & L::lt_mask(e, abs(w));
+  redo = 0xf & ~out & ~sure;
+  // Every sign certain: a crossing has u, v, w of one sign.
+  const int mixed = (L::lt_mask(u, zero) | L::lt_mask(v, zero) | L::lt_mask(w, zero)) &
+                    (L::lt_mask(zero, u) | L::lt_mask(zero, v) | L::lt_mask(zero, w));
+  int keep = 0xf & sure & ~out & ~mixed;
   if (keep == 0) return 0;
   const L det = u + v + w;
-  keep &= ~L::eq_mask(det, zero);
   const L sz = L::splat(r.sz);
-  const L t = u * (sz * Az) + v * (sz * Bz) + w * (sz * Cz);
+  const L az = sz * Az, bz = sz * Bz, cz = sz * Cz;
+  const L t = u * az + v * bz + w * cz;
+  const L et = e * (abs(az) + abs(bz) + abs(cz)) + L::splat(B::time) * (abs(u * az) + abs(v * bz) + abs(w * cz)) + floor;
+  const int t_unsure = keep & ~L::lt_mask(et, abs(t));
+  redo |= t_unsure;
+  keep &= ~t_unsure;
   constexpr S widen = S(1) + S(4) * std::numeric_limits<S>::epsilon();
   const L bound = L::splat(t_best) * det * L::splat(widen);
   const int det_pos = L::lt_mask(zero, det);

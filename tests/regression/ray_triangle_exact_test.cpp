@@ -1,0 +1,155 @@
+// Regression: a float ray parallel to a far triangle's plane crossed it by rounding.
+//
+// Found by fuzzing (`FUZZ_SECONDS=60 FUZZ_SEED=23 scripts/fuzz.sh`, fuzz_mesh): a float mesh with
+// a corner at (1950725128.5, −0.5, −0.5) and a triangle in the plane y = z; the ray from
+// (3.75, 1e-9, −4) along (−4, −4, −4) keeps y − z = 4, so it never meets that plane. The tree
+// answered miss (its boxes culled the triangle) and brute force answered a hit at λ = −0: in
+// float the sheared corners (ulp 128 at 2e9) cancelled into edge functions of the wrong sign, the
+// determinant came out non-zero and t = −0 passed `t < 0`. The double re-evaluation ran only when
+// an edge function was exactly zero.
+//
+// The watertight test now bounds the rounding of each edge function and of t, and decides any
+// sign inside its bound exactly (src/detail/exact_orientation.hpp). These tests check both parts
+// against integer arithmetic: the exact signs on their own, and whole ray casts on integer
+// geometry, where rays through edges and vertices, rays in and parallel to planes and origins on
+// planes are common, far from the origin, in float and double, through the tree and brute force.
+#include <impact/mesh.hpp>
+
+#include "detail/exact_orientation.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <random>
+
+namespace {
+
+using namespace impact;
+__extension__ typedef __int128 I;
+using IV = std::array<I, 3>;
+
+I det3(const IV& x, const IV& y, const IV& z) {
+  return x[0] * (y[1] * z[2] - y[2] * z[1]) - x[1] * (y[0] * z[2] - y[2] * z[0]) + x[2] * (y[0] * z[1] - y[1] * z[0]);
+}
+IV sub(const IV& a, const IV& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+int sgn(I x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
+template <class S>
+Vec3<S> vec(const IV& a, double scale = 1.0) {
+  return Vec3<S>(static_cast<S>(static_cast<double>(a[0]) * scale), static_cast<S>(static_cast<double>(a[1]) * scale),
+                 static_cast<S>(static_cast<double>(a[2]) * scale));
+}
+
+TEST(RayTriangleExact, FuzzFindingParallelToAFarPlane) {
+  TriangleMesh<float> m;
+  m.vertices = {{1950725128.5f, -0.5f, -0.5f}, {-0.5f, -0.5f, -0.5f}, {-1.25f, -1.25f, -1.25f}};
+  m.triangles = {{0, 1, 2}};
+  ASSERT_EQ(build_mesh(m), "");
+  const Ray<float> ray{Vec3<float>(3.75f, 1e-9f, -4.0f), Vec3<float>(-4.0f, -4.0f, -4.0f)};
+  for (bool brute : {false, true}) {
+    for (BackFaces bf : {BackFaces::collide, BackFaces::ignore}) {
+      MeshRayOptions<float> opt;
+      opt.max_lambda = 4.0f;
+      opt.back_faces = bf;
+      opt.brute_force = brute;
+      EXPECT_EQ(mesh_ray_cast(m, ray, opt).status, Status::miss) << "brute force " << brute;
+    }
+  }
+}
+
+// The exact signs against 128-bit integers, on coordinates with many exact degeneracies, scaled
+// by powers of two from 2^-60 to 2^30 (the signs do not change).
+TEST(RayTriangleExact, SignsEqualIntegerDeterminants) {
+  std::mt19937_64 rng(20261126);
+  int zeros = 0, cases = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const int range = i % 3 == 0 ? 2 : (i % 3 == 1 ? 40 : (1 << 20));
+    std::uniform_int_distribution<long long> u(-range, range);
+    auto draw = [&] { return IV{u(rng), u(rng), u(rng)}; };
+    IV o = draw(), a = draw(), b = draw(), c = draw(), d = draw();
+    if (i % 5 == 0) c = a;                                                          // a repeated point
+    if (i % 7 == 0) b = IV{2 * a[0] - o[0], 2 * a[1] - o[1], 2 * a[2] - o[2]};      // o, a, b collinear
+    const double s = std::ldexp(1.0, static_cast<int>(rng() % 91) - 60), sd = std::ldexp(1.0, static_cast<int>(rng() % 41) - 20);
+    const int e = sgn(det3(sub(a, o), sub(b, o), d)), f = sgn(det3(sub(a, o), sub(b, o), sub(c, o)));
+    ASSERT_EQ(detail::edge_side(vec<double>(o, s), vec<double>(a, s), vec<double>(b, s), vec<double>(d, sd)), e) << i;
+    ASSERT_EQ(detail::orientation(vec<double>(o, s), vec<double>(a, s), vec<double>(b, s), vec<double>(c, s)), f) << i;
+    zeros += (e == 0) + (f == 0);
+    cases += 2;
+  }
+  EXPECT_GT(zeros, cases / 20);  // the degenerate cases were really drawn
+}
+
+// Whole casts on one-triangle meshes of integer geometry, against the exact answer: a crossing
+// when the three edge signs agree (≥ 0 for a front-to-back crossing under BackFaces::ignore),
+// not all zero, and λ = num/den ≥ 0; λ itself within rounding of num/den.
+template <class S>
+void integer_battery(std::uint64_t seed, int count) {
+  std::mt19937_64 rng(seed);
+  int hits = 0, misses = 0, edge_cases = 0;
+  // float holds integers exactly to 2^24, double to 2^53: offsets keep every coordinate exact (and
+  // below Tolerances::max_magnitude, 1e12).
+  const long long far = sizeof(S) == 4 ? (1ll << 22) : (1ll << 38);
+  for (int i = 0; i < count; ++i) {
+    const int range = i % 2 == 0 ? 3 : 64;
+    std::uniform_int_distribution<long long> u(-range, range);
+    auto draw = [&] { return IV{u(rng), u(rng), u(rng)}; };
+    IV shift{0, 0, 0};
+    if (i % 4 == 1) shift = IV{far, -far / 2, far / 3};
+    if (i % 4 == 2) shift = IV{static_cast<long long>(rng() % (2 * far)) - far, 0, 0};
+    IV a = draw(), b = draw(), c = draw(), o = draw(), d = draw();
+    if (i % 6 == 0) {  // the fuzz finding's shape: one corner far along x, the ray parallel to the plane
+      a = IV{far, -1, -1};
+      d[2] = d[1];
+    }
+    if (i % 6 != 0 && i % 2 == 1) {  // aimed at p·a + q·b + r·c: through the face, an edge, a corner, or beside
+      std::uniform_int_distribution<int> w(-1, 3);
+      const I p = w(rng), q = w(rng), r = w(rng);
+      for (int k = 0; k < 3; ++k) d[k] = p * a[k] + q * b[k] + r * c[k] - (p + q + r) * o[k];
+    }
+    if (d == IV{0, 0, 0}) d = IV{1, 0, 0};
+    for (IV* p : {&a, &b, &c, &o}) *p = IV{(*p)[0] + shift[0], (*p)[1] + shift[1], (*p)[2] + shift[2]};
+    const I su = det3(sub(c, o), sub(b, o), d), sv = det3(sub(a, o), sub(c, o), d), sw = det3(sub(b, o), sub(a, o), d);
+    const I num = -det3(sub(a, o), sub(b, o), sub(c, o));  // λ·(u + v + w) in the exact frame: sign tests λ ≥ 0
+    const I den = su + sv + sw;
+    TriangleMesh<S> m;
+    m.vertices = {vec<S>(a), vec<S>(b), vec<S>(c)};
+    m.triangles = {{0, 1, 2}};
+    if (!build_mesh(m).empty()) continue;  // a degenerate triangle is not stored
+    const Ray<S> ray{vec<S>(o), vec<S>(d)};
+    for (BackFaces bf : {BackFaces::collide, BackFaces::ignore}) {
+      const int lo = std::min({sgn(su), sgn(sv), sgn(sw)}), hi = std::max({sgn(su), sgn(sv), sgn(sw)});
+      bool crosses = (lo != 0 || hi != 0) && (bf == BackFaces::ignore ? lo >= 0 : !(lo < 0 && hi > 0));
+      crosses = crosses && den != 0 && sgn(num) * sgn(den) >= 0;
+      const double lam = crosses ? static_cast<double>(num) / static_cast<double>(den) : 0.0;
+      MeshRayOptions<S> opt;
+      opt.back_faces = bf;
+      opt.max_lambda = S(1e9);
+      if (crosses && lam > 1e8) continue;  // far from the end of the ray: no tie with max_lambda
+      edge_cases += crosses && (su == 0 || sv == 0 || sw == 0 || num == 0);
+      for (bool brute : {false, true}) {
+        opt.brute_force = brute;
+        const MeshRayHit<S> h = mesh_ray_cast(m, ray, opt);
+        ASSERT_EQ(h.status, crosses ? Status::hit : Status::miss)
+            << "case " << i << " brute " << brute << " back faces " << int(bf) << " u v w " << sgn(su) << sgn(sv) << sgn(sw)
+            << " num " << sgn(num) << " den " << sgn(den);
+        if (!crosses) continue;
+        // λ is never negative and never late by more than rounding of the inputs' size.
+        const double scale = std::max({1.0, lam, static_cast<double>(far)});
+        const double tol = 64.0 * std::numeric_limits<S>::epsilon() * scale * (i % 4 ? 1.0 : 1e-6);
+        ASSERT_GE(h.lambda, S(0)) << i;
+        if (std::abs(static_cast<double>(den)) > 1e-3 * scale) {
+          ASSERT_LE(static_cast<double>(h.lambda), lam + tol) << i;
+        }
+      }
+      (crosses ? hits : misses)++;
+    }
+  }
+  EXPECT_GT(hits, count / 4);  // count cases, two back-face rules each
+  EXPECT_GT(misses, count / 4);
+  EXPECT_GT(edge_cases, count / 100);  // rays through edges, vertices and origins on the plane were drawn
+}
+
+TEST(RayTriangleExact, IntegerGeometryDouble) { integer_battery<double>(7, 20000); }
+TEST(RayTriangleExact, IntegerGeometryFloat) { integer_battery<float>(8, 20000); }
+
+}  // namespace
