@@ -1,0 +1,356 @@
+// impact — batch.cpp: the batch calls of include/impact/batch.hpp. Each checks the arrays' row
+// counts once, then runs the single-query call for every row, split over a oneTBB arena, and
+// writes each answer to its own row of the wanted outputs. Nothing here computes geometry: a
+// batch answer is the single answer, bit for bit, for any thread count.
+#include <impact/batch.hpp>
+
+#include <tbb/blocked_range.h>
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace impact {
+namespace {
+
+using Index = Eigen::Index;
+
+/// An input's row count against the batch's N: n or 1 (shared), or 0 where a default exists.
+std::string input_rows_error(std::string_view name, Index rows, Index n, bool optional) {
+  if (rows == n || rows == 1 || (optional && rows == 0)) return {};
+  return std::string(name) + ": " + std::to_string(rows) + " rows, expected " + std::to_string(n) + " (one per query) or 1" +
+         (optional ? " (shared) or 0 (the default)" : " (shared)");
+}
+
+/// An output's row count: n, or 0 (not wanted).
+std::string output_rows_error(std::string_view name, std::size_t rows, Index n) {
+  if (rows == 0 || rows == static_cast<std::size_t>(n)) return {};
+  return std::string(name) + ": " + std::to_string(rows) + " rows, expected " + std::to_string(n) + " or 0 (not wanted)";
+}
+
+/// The first error of a list of checks ("" when all pass).
+std::string first_error(std::initializer_list<std::string> errors) {
+  for (const std::string& e : errors)
+    if (!e.empty()) return e;
+  return {};
+}
+
+/// Row i of an input with 1 (shared) or N rows.
+template <class M>
+Index row_of(const M& m, Index i) {
+  return m.rows() == 1 ? 0 : i;
+}
+
+template <class S>
+Vec3<S> vec_at(const Rows<S, 3>& m, Index i) {
+  if (m.rows() == 0) return Vec3<S>::Zero();
+  return m.row(row_of(m, i)).transpose();
+}
+
+template <class S>
+Pose<S> pose_at(const PoseRows<S>& p, Index i) {
+  Pose<S> out;
+  out.position = vec_at(p.position, i);
+  if (p.rotation.rows() > 0) {
+    const Index r = row_of(p.rotation, i);
+    out.rotation = Quat<S>(p.rotation(r, 0), p.rotation(r, 1), p.rotation(r, 2), p.rotation(r, 3));
+  }
+  return out;
+}
+
+template <class S>
+Motion<S> motion_at(const MotionRows<S>& m, Index i) {
+  Motion<S> out;
+  out.pose = pose_at(m.pose, i);
+  out.linear_velocity = vec_at(m.linear_velocity, i);
+  out.angular_velocity = vec_at(m.angular_velocity, i);
+  return out;
+}
+
+Index max_rows(std::initializer_list<Index> rows) { return std::max(rows); }
+
+template <class S>
+std::string pose_errors(std::string_view name, const PoseRows<S>& p, Index n) {
+  return first_error({input_rows_error(std::string(name) + ".position", p.position.rows(), n, true),
+                      input_rows_error(std::string(name) + ".rotation", p.rotation.rows(), n, true)});
+}
+
+template <class S>
+std::string motion_errors(std::string_view name, const MotionRows<S>& m, Index n) {
+  return first_error({pose_errors(std::string(name) + ".pose", m.pose, n),
+                      input_rows_error(std::string(name) + ".linear_velocity", m.linear_velocity.rows(), n, true),
+                      input_rows_error(std::string(name) + ".angular_velocity", m.angular_velocity.rows(), n, true)});
+}
+
+template <class S>
+Index motion_rows(const MotionRows<S>& m) {
+  return max_rows({m.pose.position.rows(), m.pose.rotation.rows(), m.linear_velocity.rows(), m.angular_velocity.rows()});
+}
+
+/// Runs f(i) for i in [0, n): on the calling thread for one thread or a single block, else over
+/// blocks of `grain` queries in an arena of `threads` threads.
+template <class F>
+void for_each_query(Index n, const BatchOptions& batch, const F& f) {
+  if (n <= 0) return;
+  const int threads = batch.threads > 0 ? batch.threads : tbb::info::default_concurrency();
+  const Index grain = std::max(1, batch.grain);
+  if (threads == 1 || n <= grain) {
+    for (Index i = 0; i < n; ++i) f(i);
+    return;
+  }
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<Index>(0, n, static_cast<std::size_t>(grain)), [&](const tbb::blocked_range<Index>& r) {
+      for (Index i = r.begin(); i != r.end(); ++i) f(i);
+    });
+  });
+}
+
+void put_status(std::span<std::uint8_t> out, Index i, Status s) {
+  if (!out.empty()) out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(s);
+}
+void put_index(std::span<std::uint32_t> out, Index i, std::uint32_t v) {
+  if (!out.empty()) out[static_cast<std::size_t>(i)] = v;
+}
+template <class S>
+void put(ColumnOut<S>& out, Index i, S v) {
+  if (out.rows() != 0) out(i) = v;
+}
+template <class S>
+void put(RowsOut<S, 3>& out, Index i, const Vec3<S>& v) {
+  if (out.rows() != 0) out.row(i) = v.transpose();
+}
+
+template <class S>
+std::string cast_output_errors(const CastRows<S>& out, Index n) {
+  return first_error({output_rows_error("status", out.status.size(), n),
+                      output_rows_error("toi", static_cast<std::size_t>(out.toi.rows()), n),
+                      output_rows_error("point_a", static_cast<std::size_t>(out.point_a.rows()), n),
+                      output_rows_error("point_b", static_cast<std::size_t>(out.point_b.rows()), n),
+                      output_rows_error("normal", static_cast<std::size_t>(out.normal.rows()), n)});
+}
+
+template <class S, class Hit>
+void put_cast(CastRows<S>& out, Index i, const Hit& h) {
+  put_status(out.status, i, h.status);
+  put(out.toi, i, h.toi);
+  put(out.point_a, i, h.point_a);
+  put(out.point_b, i, h.point_b);
+  put(out.normal, i, h.normal);
+}
+
+template <class Out>
+std::string mesh_output_errors(const Out& out, Index n) {
+  return first_error({output_rows_error("status", out.status.size(), n),
+                      output_rows_error("point", static_cast<std::size_t>(out.point.rows()), n),
+                      output_rows_error("normal", static_cast<std::size_t>(out.normal.rows()), n),
+                      output_rows_error("triangle", out.triangle.size(), n), output_rows_error("room", out.room.size(), n)});
+}
+
+template <class S>
+void put_mesh_ray(MeshRayRows<S>& out, Index i, const MeshRayHit<S>& h, std::uint32_t room) {
+  put_status(out.status, i, h.status);
+  put(out.lambda, i, h.lambda);
+  put(out.point, i, h.point);
+  put(out.normal, i, h.normal);
+  put_index(out.triangle, i, h.triangle);
+  put_index(out.room, i, room);
+}
+
+template <class S>
+void put_mesh_cast(MeshCastRows<S>& out, Index i, const MeshCastHit<S>& h, std::uint32_t room) {
+  put_status(out.status, i, h.status);
+  put(out.toi, i, h.toi);
+  put(out.point, i, h.point);
+  put(out.normal, i, h.normal);
+  put_index(out.triangle, i, h.triangle);
+  put_index(out.room, i, room);
+}
+
+template <class S>
+std::string ray_input_errors(Rows<S, 3> origin, Rows<S, 3> direction, Index n) {
+  return first_error({input_rows_error("origin", origin.rows(), n, false), input_rows_error("direction", direction.rows(), n, false)});
+}
+
+template <class S>
+std::string sphere_input_errors(Rows<S, 3> center, Column<S> radius, Rows<S, 3> path, Index n) {
+  return first_error({input_rows_error("center", center.rows(), n, false), input_rows_error("radius", radius.rows(), n, false),
+                      input_rows_error("path", path.rows(), n, false)});
+}
+
+template <class S>
+S value_at(const Column<S>& c, Index i) {
+  return c(row_of(c, i));
+}
+
+}  // namespace
+
+template <class S>
+std::string distance_batch(const Shape<S>& a, const PoseRows<S>& pose_a, const Shape<S>& b, const PoseRows<S>& pose_b,
+                           const GjkOptions<S>& options, DistanceRows<S> out, const BatchOptions& batch) {
+  const Index n = max_rows({pose_a.position.rows(), pose_a.rotation.rows(), pose_b.position.rows(), pose_b.rotation.rows()});
+  if (auto e = first_error({pose_errors("pose_a", pose_a, n), pose_errors("pose_b", pose_b, n),
+                            output_rows_error("status", out.status.size(), n),
+                            output_rows_error("distance", static_cast<std::size_t>(out.distance.rows()), n),
+                            output_rows_error("point_a", static_cast<std::size_t>(out.point_a.rows()), n),
+                            output_rows_error("point_b", static_cast<std::size_t>(out.point_b.rows()), n),
+                            output_rows_error("normal", static_cast<std::size_t>(out.normal.rows()), n)});
+      !e.empty())
+    return e;
+  for_each_query(n, batch, [&](Index i) {
+    const DistanceResult<S> r = distance(a, pose_at(pose_a, i), b, pose_at(pose_b, i), options);
+    put_status(out.status, i, r.status);
+    put(out.distance, i, r.distance);
+    put(out.point_a, i, r.point_a);
+    put(out.point_b, i, r.point_b);
+    put(out.normal, i, r.normal);
+  });
+  return {};
+}
+
+template <class S>
+std::string ray_cast_batch(const Shape<S>& shape, const Pose<S>& pose, Rows<S, 3> origin, Rows<S, 3> direction,
+                           const RayCastOptions<S>& options, RayRows<S> out, const BatchOptions& batch) {
+  const Index n = std::max(origin.rows(), direction.rows());
+  if (auto e = first_error({ray_input_errors(origin, direction, n), output_rows_error("status", out.status.size(), n),
+                            output_rows_error("lambda", static_cast<std::size_t>(out.lambda.rows()), n),
+                            output_rows_error("point", static_cast<std::size_t>(out.point.rows()), n),
+                            output_rows_error("normal", static_cast<std::size_t>(out.normal.rows()), n)});
+      !e.empty())
+    return e;
+  RayCastOptions<S> opt = options;
+  opt.separating_axis = nullptr;  // one caller's slot cannot serve N queries
+  for_each_query(n, batch, [&](Index i) {
+    const RayHit<S> h = ray_cast(shape, pose, Ray<S>{vec_at(origin, i), vec_at(direction, i)}, opt);
+    put_status(out.status, i, h.status);
+    put(out.lambda, i, h.lambda);
+    put(out.point, i, h.point);
+    put(out.normal, i, h.normal);
+  });
+  return {};
+}
+
+template <class S>
+std::string shape_cast_batch(const Shape<S>& a, const PoseRows<S>& pose_a, Rows<S, 3> velocity_a, const Shape<S>& b,
+                             const PoseRows<S>& pose_b, Rows<S, 3> velocity_b, const ShapeCastOptions<S>& options,
+                             CastRows<S> out, const BatchOptions& batch) {
+  const Index n = max_rows({pose_a.position.rows(), pose_a.rotation.rows(), velocity_a.rows(), pose_b.position.rows(),
+                            pose_b.rotation.rows(), velocity_b.rows()});
+  if (auto e = first_error({pose_errors("pose_a", pose_a, n), input_rows_error("velocity_a", velocity_a.rows(), n, true),
+                            pose_errors("pose_b", pose_b, n), input_rows_error("velocity_b", velocity_b.rows(), n, true),
+                            cast_output_errors(out, n)});
+      !e.empty())
+    return e;
+  for_each_query(n, batch, [&](Index i) {
+    put_cast(out, i,
+             shape_cast(a, pose_at(pose_a, i), vec_at(velocity_a, i), b, pose_at(pose_b, i), vec_at(velocity_b, i), options));
+  });
+  return {};
+}
+
+template <class S>
+std::string time_of_impact_batch(const Shape<S>& a, const MotionRows<S>& motion_a, const Shape<S>& b,
+                                 const MotionRows<S>& motion_b, const ToiOptions<S>& options, CastRows<S> out,
+                                 const BatchOptions& batch) {
+  const Index n = std::max(motion_rows(motion_a), motion_rows(motion_b));
+  if (auto e = first_error({motion_errors("motion_a", motion_a, n), motion_errors("motion_b", motion_b, n),
+                            cast_output_errors(out, n)});
+      !e.empty())
+    return e;
+  for_each_query(n, batch,
+                 [&](Index i) { put_cast(out, i, time_of_impact(a, motion_at(motion_a, i), b, motion_at(motion_b, i), options)); });
+  return {};
+}
+
+template <class S>
+std::string mesh_ray_cast_batch(const TriangleMesh<S>& mesh, Rows<S, 3> origin, Rows<S, 3> direction,
+                                const MeshRayOptions<S>& options, MeshRayRows<S> out, const BatchOptions& batch) {
+  const Index n = std::max(origin.rows(), direction.rows());
+  if (auto e = first_error({ray_input_errors(origin, direction, n),
+                            output_rows_error("lambda", static_cast<std::size_t>(out.lambda.rows()), n),
+                            mesh_output_errors(out, n)});
+      !e.empty())
+    return e;
+  for_each_query(n, batch, [&](Index i) {
+    put_mesh_ray(out, i, mesh_ray_cast(mesh, Ray<S>{vec_at(origin, i), vec_at(direction, i)}, options), 0u);
+  });
+  return {};
+}
+
+template <class S>
+std::string mesh_sphere_cast_batch(const TriangleMesh<S>& mesh, Rows<S, 3> center, Column<S> radius, Rows<S, 3> path,
+                                   const MeshSphereOptions<S>& options, MeshCastRows<S> out, const BatchOptions& batch) {
+  const Index n = max_rows({center.rows(), radius.rows(), path.rows()});
+  if (auto e = first_error({sphere_input_errors(center, radius, path, n),
+                            output_rows_error("toi", static_cast<std::size_t>(out.toi.rows()), n),
+                            mesh_output_errors(out, n)});
+      !e.empty())
+    return e;
+  for_each_query(n, batch, [&](Index i) {
+    put_mesh_cast(out, i, mesh_sphere_cast(mesh, vec_at(center, i), value_at(radius, i), vec_at(path, i), options), 0u);
+  });
+  return {};
+}
+
+template <class S>
+std::string level_ray_cast_batch(const Level<S>& level, Rows<S, 3> origin, Rows<S, 3> direction,
+                                 const MeshRayOptions<S>& options, MeshRayRows<S> out, const BatchOptions& batch) {
+  const Index n = std::max(origin.rows(), direction.rows());
+  if (auto e = first_error({ray_input_errors(origin, direction, n),
+                            output_rows_error("lambda", static_cast<std::size_t>(out.lambda.rows()), n),
+                            mesh_output_errors(out, n)});
+      !e.empty())
+    return e;
+  for_each_query(n, batch, [&](Index i) {
+    const LevelRayHit<S> h = level_ray_cast(level, Ray<S>{vec_at(origin, i), vec_at(direction, i)}, options);
+    put_mesh_ray(out, i, h.hit, h.room);
+  });
+  return {};
+}
+
+template <class S>
+std::string level_sphere_cast_batch(const Level<S>& level, Rows<S, 3> center, Column<S> radius, Rows<S, 3> path,
+                                    const MeshSphereOptions<S>& options, MeshCastRows<S> out, const BatchOptions& batch) {
+  const Index n = max_rows({center.rows(), radius.rows(), path.rows()});
+  if (auto e = first_error({sphere_input_errors(center, radius, path, n),
+                            output_rows_error("toi", static_cast<std::size_t>(out.toi.rows()), n),
+                            mesh_output_errors(out, n)});
+      !e.empty())
+    return e;
+  for_each_query(n, batch, [&](Index i) {
+    const LevelCastHit<S> h = level_sphere_cast(level, vec_at(center, i), value_at(radius, i), vec_at(path, i), options);
+    put_mesh_cast(out, i, h.hit, h.room);
+  });
+  return {};
+}
+
+#define IMPACT_INSTANTIATE_BATCH(S)                                                                                       \
+  template std::string distance_batch<S>(const Shape<S>&, const PoseRows<S>&, const Shape<S>&, const PoseRows<S>&,       \
+                                         const GjkOptions<S>&, DistanceRows<S>, const BatchOptions&);                    \
+  template std::string ray_cast_batch<S>(const Shape<S>&, const Pose<S>&, Rows<S, 3>, Rows<S, 3>,                        \
+                                         const RayCastOptions<S>&, RayRows<S>, const BatchOptions&);                     \
+  template std::string shape_cast_batch<S>(const Shape<S>&, const PoseRows<S>&, Rows<S, 3>, const Shape<S>&,             \
+                                           const PoseRows<S>&, Rows<S, 3>, const ShapeCastOptions<S>&, CastRows<S>,      \
+                                           const BatchOptions&);                                                         \
+  template std::string time_of_impact_batch<S>(const Shape<S>&, const MotionRows<S>&, const Shape<S>&,                   \
+                                               const MotionRows<S>&, const ToiOptions<S>&, CastRows<S>,                  \
+                                               const BatchOptions&);                                                     \
+  template std::string mesh_ray_cast_batch<S>(const TriangleMesh<S>&, Rows<S, 3>, Rows<S, 3>, const MeshRayOptions<S>&,  \
+                                              MeshRayRows<S>, const BatchOptions&);                                      \
+  template std::string mesh_sphere_cast_batch<S>(const TriangleMesh<S>&, Rows<S, 3>, Column<S>, Rows<S, 3>,              \
+                                                 const MeshSphereOptions<S>&, MeshCastRows<S>, const BatchOptions&);     \
+  template std::string level_ray_cast_batch<S>(const Level<S>&, Rows<S, 3>, Rows<S, 3>, const MeshRayOptions<S>&,        \
+                                               MeshRayRows<S>, const BatchOptions&);                                     \
+  template std::string level_sphere_cast_batch<S>(const Level<S>&, Rows<S, 3>, Column<S>, Rows<S, 3>,                    \
+                                                  const MeshSphereOptions<S>&, MeshCastRows<S>, const BatchOptions&);
+
+IMPACT_INSTANTIATE_BATCH(float)
+IMPACT_INSTANTIATE_BATCH(double)
+#undef IMPACT_INSTANTIATE_BATCH
+
+}  // namespace impact

@@ -1,0 +1,322 @@
+// Batch calls (include/impact/batch.hpp): every row equals the single-query call bit for bit, for
+// 1, 2 and all threads, in float and double; shared (1-row) inputs, unwanted (0-row) outputs,
+// per-query invalid input as that row's status, and arrays of the wrong size refused by name with
+// nothing written.
+#include <impact/batch.hpp>
+
+#include "mesh_scenes.hpp"
+#include "scenes.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+using namespace impact;
+
+template <class S>
+using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+template <class S>
+Mat<S> random_rows(std::mt19937_64& rng, int n, int k, double lo, double hi) {
+  std::uniform_real_distribution<double> u(lo, hi);
+  Mat<S> m(n, k);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < k; ++j) m(i, j) = static_cast<S>(u(rng));
+  return m;
+}
+
+template <class S>
+Mat<S> random_rotations(std::mt19937_64& rng, int n) {
+  std::normal_distribution<double> g;
+  Mat<S> m(n, 4);
+  for (int i = 0; i < n; ++i) {
+    Eigen::Vector4d q(g(rng), g(rng), g(rng), g(rng));
+    q.normalize();
+    for (int j = 0; j < 4; ++j) m(i, j) = static_cast<S>(q[j]);
+  }
+  return m;
+}
+
+template <class S>
+Rows<S, 3> rows3(const Mat<S>& m) {
+  return Rows<S, 3>(m.data(), m.rows(), 3);
+}
+template <class S>
+Rows<S, 4> rows4(const Mat<S>& m) {
+  return Rows<S, 4>(m.data(), m.rows(), 4);
+}
+template <class S>
+RowsOut<S, 3> out3(Mat<S>& m) {
+  return RowsOut<S, 3>(m.data(), m.rows(), 3);
+}
+
+template <class S>
+Pose<S> pose_row(const Mat<S>& p, const Mat<S>& q, int i) {
+  Pose<S> out;
+  out.position = p.row(p.rows() == 1 ? 0 : i).transpose();
+  const int r = q.rows() == 1 ? 0 : i;
+  out.rotation = Quat<S>(q(r, 0), q(r, 1), q(r, 2), q(r, 3));
+  return out;
+}
+
+template <class S>
+Vec3<S> row(const Mat<S>& m, int i) {
+  return m.row(m.rows() == 1 ? 0 : i).transpose();
+}
+
+/// Bitwise equality (so −0 and 0 differ, as they would to a caller comparing bytes).
+template <class S>
+bool same(S a, S b) {
+  return std::memcmp(&a, &b, sizeof(S)) == 0;
+}
+template <class S>
+bool same(const Vec3<S>& a, const Vec3<S>& b) {
+  return same(a.x(), b.x()) && same(a.y(), b.y()) && same(a.z(), b.z());
+}
+
+template <class S>
+Shape<S> hull_shape() {
+  std::vector<Vec3<S>> pts;
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> g;
+  for (int i = 0; i < 40; ++i) pts.push_back(Vec3<double>(g(rng), g(rng), g(rng)).normalized().template cast<S>());
+  auto built = Hull<S>::build(pts);
+  EXPECT_TRUE(built.error.empty());
+  return Shape<S>(std::move(built.hull));
+}
+
+template <class S>
+struct Batches : ::testing::Test {};
+using Scalars = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(Batches, Scalars);
+
+TYPED_TEST(Batches, DistanceEqualsSingleForAnyThreadCount) {
+  using S = TypeParam;
+  constexpr int n = 3000;
+  std::mt19937_64 rng(1);
+  const Shape<S> a = Box<S>{Vec3<S>(1, 0.5, 0.75)};
+  const Shape<S> b = Cylinder<S>{S(0.5), S(1)};
+  const Mat<S> pa = random_rows<S>(rng, 1, 3, -0.1, 0.1), qa = random_rotations<S>(rng, 1);
+  const Mat<S> pb = random_rows<S>(rng, n, 3, -1.8, 1.8), qb = random_rotations<S>(rng, n);
+  int separated = 0;
+  std::vector<std::uint8_t> first;
+  for (int threads : {1, 2, 0}) {
+    std::vector<std::uint8_t> status(n);
+    Mat<S> dist(n, 1), ptA(n, 3), ptB(n, 3), nrm(n, 3);
+    DistanceRows<S> out{status, ColumnOut<S>(dist.data(), n), out3(ptA), out3(ptB), out3(nrm)};
+    ASSERT_EQ(distance_batch<S>(a, {rows3(pa), rows4(qa)}, b, {rows3(pb), rows4(qb)}, {}, out, {.threads = threads}), "");
+    for (int i = 0; i < n; ++i) {
+      const DistanceResult<S> r = distance(a, pose_row(pa, qa, i), b, pose_row(pb, qb, i));
+      ASSERT_EQ(status[i], static_cast<std::uint8_t>(r.status)) << i;
+      ASSERT_TRUE(same(dist(i, 0), r.distance) && same(row(ptA, i), r.point_a) && same(row(ptB, i), r.point_b) &&
+                  same(row(nrm, i), r.normal))
+          << "row " << i << " threads " << threads;
+      separated += threads == 1 && r.status == Status::separated;
+    }
+    if (first.empty()) first = status;
+    EXPECT_EQ(status, first);
+  }
+  EXPECT_GT(separated, n / 4);
+  EXPECT_LT(separated, 3 * n / 4);
+}
+
+TYPED_TEST(Batches, RayCastEqualsSingle) {
+  using S = TypeParam;
+  constexpr int n = 3000;
+  std::mt19937_64 rng(2);
+  const Shape<S> shape = hull_shape<S>();
+  Pose<S> pose;
+  pose.position = Vec3<S>(S(0.2), S(-0.1), S(0.3));
+  const Mat<S> o = random_rows<S>(rng, n, 3, -4, 4);
+  Mat<S> d = random_rows<S>(rng, n, 3, -0.8, 0.8);
+  for (int i = 0; i < n; ++i) d.row(i) -= o.row(i) * S(0.5);  // toward the shape about half the time
+  std::vector<std::uint8_t> status(n);
+  Mat<S> lam(n, 1), pt(n, 3);
+  RayRows<S> out{status, ColumnOut<S>(lam.data(), n), out3(pt), RowsOut<S, 3>(nullptr, 0, 3)};  // normals not wanted
+  ASSERT_EQ(ray_cast_batch<S>(shape, pose, rows3(o), rows3(d), {.max_lambda = S(2)}, out, {.threads = 2}), "");
+  int hits = 0;
+  for (int i = 0; i < n; ++i) {
+    const RayHit<S> h = ray_cast(shape, pose, Ray<S>{row(o, i), row(d, i)}, {.max_lambda = S(2)});
+    ASSERT_EQ(status[i], static_cast<std::uint8_t>(h.status)) << i;
+    ASSERT_TRUE(same(lam(i, 0), h.lambda) && same(row(pt, i), h.point)) << i;
+    hits += h.status == Status::hit;
+  }
+  EXPECT_GT(hits, n / 5);
+  EXPECT_LT(hits, 4 * n / 5);
+}
+
+TYPED_TEST(Batches, ShapeCastAndTimeOfImpactEqualSingle) {
+  using S = TypeParam;
+  constexpr int n = 600;
+  std::mt19937_64 rng(3);
+  const Shape<S> a = Capsule<S>{S(0.3), S(0.6)};
+  const Shape<S> b = hull_shape<S>();
+  const Mat<S> pa = random_rows<S>(rng, n, 3, -4, 4), qa = random_rotations<S>(rng, n);
+  Mat<S> va = random_rows<S>(rng, n, 3, -2, 2);
+  for (int i = 0; i < n; ++i) va.row(i) -= pa.row(i);  // toward B about half the time
+  const Mat<S> wa = random_rows<S>(rng, n, 3, -6, 6);
+  const Mat<S> pb = Mat<S>::Zero(1, 3), qb = random_rotations<S>(rng, 1);
+  const Rows<S, 3> none(nullptr, 0, 3);
+  int hits = 0;
+  for (int threads : {1, 2}) {
+    std::vector<std::uint8_t> s1(n), s2(n);
+    Mat<S> t1(n, 1), t2(n, 1), a1(n, 3), b1(n, 3), n1(n, 3), a2(n, 3), b2(n, 3), n2(n, 3);
+    CastRows<S> o1{s1, ColumnOut<S>(t1.data(), n), out3(a1), out3(b1), out3(n1)};
+    CastRows<S> o2{s2, ColumnOut<S>(t2.data(), n), out3(a2), out3(b2), out3(n2)};
+    ASSERT_EQ(shape_cast_batch<S>(a, {rows3(pa), rows4(qa)}, rows3(va), b, {rows3(pb), rows4(qb)}, none, {}, o1,
+                                  {.threads = threads}),
+              "");
+    const MotionRows<S> ma{{rows3(pa), rows4(qa)}, rows3(va), rows3(wa)};
+    const MotionRows<S> mb{{rows3(pb), rows4(qb)}, none, none};
+    ASSERT_EQ(time_of_impact_batch<S>(a, ma, b, mb, {}, o2, {.threads = threads}), "");
+    for (int i = 0; i < n; ++i) {
+      const CastHit<S> c = shape_cast(a, pose_row(pa, qa, i), row(va, i), b, pose_row(pb, qb, i), Vec3<S>(Vec3<S>::Zero()));
+      ASSERT_EQ(s1[i], static_cast<std::uint8_t>(c.status)) << i;
+      ASSERT_TRUE(same(t1(i, 0), c.toi) && same(row(a1, i), c.point_a) && same(row(b1, i), c.point_b) &&
+                  same(row(n1, i), c.normal))
+          << i;
+      Motion<S> m1, m2;
+      m1.pose = pose_row(pa, qa, i);
+      m1.linear_velocity = row(va, i);
+      m1.angular_velocity = row(wa, i);
+      m2.pose = pose_row(pb, qb, i);
+      const ToiHit<S> h = time_of_impact(a, m1, b, m2);
+      ASSERT_EQ(s2[i], static_cast<std::uint8_t>(h.status)) << i;
+      ASSERT_TRUE(same(t2(i, 0), h.toi) && same(row(a2, i), h.point_a) && same(row(b2, i), h.point_b) &&
+                  same(row(n2, i), h.normal))
+          << i;
+      hits += threads == 1 && h.status == Status::hit;
+    }
+  }
+  EXPECT_GT(hits, n / 5);
+  EXPECT_LT(hits, 4 * n / 5);
+}
+
+TYPED_TEST(Batches, MeshAndLevelCastsEqualSingle) {
+  using S = TypeParam;
+  constexpr int n = 4000;
+  const impact_scenes::MeshData d = impact_scenes::icosphere(3, 1.3);
+  const TriangleMesh<S> mesh = impact_scenes::to_mesh<S>(d);
+  // A level of three rooms in a row, a portal on each shared wall.
+  const impact_scenes::LevelData ld = impact_scenes::level(3, 4);
+  Level<S> level;
+  level.rooms.resize(3);
+  for (std::size_t r = 0; r < 3; ++r) {
+    for (const auto& v : ld.mesh.vertices) level.rooms[r].mesh.vertices.push_back(v.template cast<S>());
+    level.rooms[r].cell_lo = ld.cells[r].first.template cast<S>();
+    level.rooms[r].cell_hi = ld.cells[r].second.template cast<S>();
+  }
+  for (std::size_t i = 0; i < ld.mesh.triangles.size(); ++i) level.rooms[ld.room_of[i]].mesh.triangles.push_back(ld.mesh.triangles[i]);
+  for (int r = 0; r < 2; ++r) {
+    Portal<S> p;
+    p.rooms = {static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(r + 1)};
+    const S x = static_cast<S>(ld.cells[r].second.x()), w = static_cast<S>(ld.cells[r].second.y()),
+            h = static_cast<S>(ld.cells[r].second.z());
+    p.corners = {Vec3<S>(x, 0, 0), Vec3<S>(x, w, 0), Vec3<S>(x, w, h), Vec3<S>(x, 0, h)};
+    level.portals.push_back(p);
+  }
+  ASSERT_EQ(build_level(level), "");
+
+  std::mt19937_64 rng(4);
+  Mat<S> o = random_rows<S>(rng, n, 3, -3, 3);
+  Mat<S> d3 = random_rows<S>(rng, n, 3, -1.6, 1.6);
+  d3 -= o;  // ending at a random point of [-1.6, 1.6]³: through the sphere's surface about half the time
+  o(7, 1) = std::numeric_limits<S>::quiet_NaN();  // one invalid query: its row says so, the rest answer
+  Mat<S> radius(1, 1);
+  radius(0, 0) = S(0.2);  // one radius for every sphere
+  int hits = 0;
+  for (int threads : {1, 2}) {
+    const BatchOptions bo{.threads = threads, .grain = 16};
+    std::vector<std::uint8_t> st(n);
+    std::vector<std::uint32_t> tri(n), room(n);
+    Mat<S> lam(n, 1), pt(n, 3), nm(n, 3);
+    MeshRayRows<S> ro{st, ColumnOut<S>(lam.data(), n), out3(pt), out3(nm), tri, {}};
+    ASSERT_EQ(mesh_ray_cast_batch<S>(mesh, rows3(o), rows3(d3), {.back_faces = BackFaces::collide}, ro, bo), "");
+    for (int i = 0; i < n; ++i) {
+      const MeshRayHit<S> h = mesh_ray_cast(mesh, Ray<S>{row(o, i), row(d3, i)}, {.back_faces = BackFaces::collide});
+      ASSERT_EQ(st[i], static_cast<std::uint8_t>(h.status)) << i;
+      ASSERT_TRUE(same(lam(i, 0), h.lambda) && same(row(pt, i), h.point) && same(row(nm, i), h.normal)) << i;
+      if (h.status == Status::hit) {
+        ASSERT_EQ(tri[i], h.triangle);
+      }
+      hits += threads == 1 && h.status == Status::hit;
+    }
+    EXPECT_EQ(st[7], static_cast<std::uint8_t>(Status::invalid_input));
+
+    MeshCastRows<S> so{st, ColumnOut<S>(lam.data(), n), out3(pt), out3(nm), tri, {}};
+    ASSERT_EQ(mesh_sphere_cast_batch<S>(mesh, rows3(o), Column<S>(radius.data(), 1), rows3(d3), {}, so, bo), "");
+    for (int i = 0; i < n; ++i) {
+      const MeshCastHit<S> h = mesh_sphere_cast(mesh, row(o, i), S(0.2), row(d3, i));
+      ASSERT_EQ(st[i], static_cast<std::uint8_t>(h.status)) << i;
+      ASSERT_TRUE(same(lam(i, 0), h.toi) && same(row(pt, i), h.point) && same(row(nm, i), h.normal)) << i;
+    }
+
+    // The level: origins inside the rooms' row.
+    Mat<S> lo = random_rows<S>(rng, n, 3, 0.1, 3.9);
+    for (int i = 0; i < n; ++i) lo(i, 0) *= S(6);
+    const Mat<S> ld3 = random_rows<S>(rng, n, 3, -12, 12);
+    MeshRayRows<S> lr{st, ColumnOut<S>(lam.data(), n), out3(pt), out3(nm), tri, room};
+    ASSERT_EQ(level_ray_cast_batch<S>(level, rows3(lo), rows3(ld3), {}, lr, bo), "");
+    for (int i = 0; i < n; ++i) {
+      const LevelRayHit<S> h = level_ray_cast(level, Ray<S>{row(lo, i), row(ld3, i)});
+      ASSERT_EQ(st[i], static_cast<std::uint8_t>(h.hit.status)) << i;
+      ASSERT_TRUE(same(lam(i, 0), h.hit.lambda) && same(row(pt, i), h.hit.point)) << i;
+      if (h.hit.status == Status::hit) {
+        ASSERT_TRUE(tri[i] == h.hit.triangle && room[i] == h.room) << i;
+      }
+    }
+    MeshCastRows<S> ls{st, ColumnOut<S>(lam.data(), n), out3(pt), out3(nm), tri, room};
+    ASSERT_EQ(level_sphere_cast_batch<S>(level, rows3(lo), Column<S>(radius.data(), 1), rows3(ld3), {}, ls, bo), "");
+    for (int i = 0; i < n; ++i) {
+      const LevelCastHit<S> h = level_sphere_cast(level, row(lo, i), S(0.2), row(ld3, i));
+      ASSERT_EQ(st[i], static_cast<std::uint8_t>(h.hit.status)) << i;
+      ASSERT_TRUE(same(lam(i, 0), h.hit.toi) && same(row(pt, i), h.hit.point)) << i;
+    }
+  }
+  EXPECT_GT(hits, n / 5);
+  EXPECT_LT(hits, 4 * n / 5);
+}
+
+TEST(Batches, ArraysOfTheWrongSizeAreRefusedByNameAndNothingIsWritten) {
+  using S = double;
+  const Shape<S> ball = Sphere<S>{1.0};
+  Mat<S> o(5, 3), d(4, 3);
+  o.setZero();
+  d.setOnes();
+  std::vector<std::uint8_t> st(5, 99);
+  Mat<S> lam(5, 1);
+  lam.setConstant(-7);
+  RayRows<S> out{st, ColumnOut<S>(lam.data(), 5)};
+  const std::string e = ray_cast_batch<S>(ball, {}, rows3(o), rows3(d), {}, out);
+  EXPECT_NE(e.find("direction"), std::string::npos) << e;
+  EXPECT_EQ(st, std::vector<std::uint8_t>(5, 99));
+  EXPECT_EQ(lam(0, 0), -7);
+  // An output of the wrong size.
+  Mat<S> d5(5, 3);
+  d5.setOnes();
+  std::vector<std::uint8_t> st4(4);
+  const std::string e2 = ray_cast_batch<S>(ball, {}, rows3(o), rows3(d5), {}, RayRows<S>{st4});
+  EXPECT_NE(e2.find("status"), std::string::npos) << e2;
+  // A shared direction (one row) is fine, and so is an empty batch.
+  Mat<S> d1(1, 3);
+  d1 << 1, 0, 0;
+  EXPECT_EQ(ray_cast_batch<S>(ball, {}, rows3(o), rows3(d1), {}, out), "");
+  EXPECT_EQ(st[0], static_cast<std::uint8_t>(Status::initially_overlapping));
+  Mat<S> empty(0, 3);
+  EXPECT_EQ(ray_cast_batch<S>(ball, {}, rows3(empty), rows3(empty), {}, RayRows<S>{}), "");
+  // Poses: a rotation array of 3 rows against 5 positions.
+  Mat<S> p5(5, 3), q3(3, 4);
+  p5.setZero();
+  q3.setZero();
+  q3.col(0).setOnes();
+  const std::string e3 = distance_batch<S>(ball, {rows3(p5), rows4(q3)}, ball, {}, {}, DistanceRows<S>{});
+  EXPECT_NE(e3.find("pose_a.rotation"), std::string::npos) << e3;
+}
+
+}  // namespace
