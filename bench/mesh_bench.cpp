@@ -15,13 +15,26 @@
 // (every room of the level). Ray benchmarks run on 1 and 2 threads (real time; items/s summed).
 // The scenes are built on first use, and a cross-check of the three libraries' answers is printed
 // to stderr before the first timing.
+//
+// Batches (issue 19): mesh_ray_batch/MESH_camera and MESH_random, 65,536 rays an iteration (a
+// 256×256 pinhole camera at one origin, or the random segments above), through
+// impact::mesh_ray_cast_batch (`impact`: the float mesh with SAH bins, as Embree's float BVH;
+// `impact/double`: the default double mesh), Embree's stream call rtcIntersect1M
+// (`embree/stream`, in chunks of 1,024 rays, the context flagged coherent for the camera) and
+// Embree's rtcIntersect1 in a loop (`embree/single`); `threads:N` is the size of a oneTBB arena
+// the batch is split in (impact's own BatchOptions::threads; Embree's chunks by the same arena).
 #include "mesh_bench.hpp"
 
 #include "mesh_peers.hpp"
 #include "mesh_scenes.hpp"
 
+#include <impact/batch.hpp>
 #include <impact/level.hpp>
 #include <impact/mesh.hpp>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <benchmark/benchmark.h>
 
@@ -213,6 +226,98 @@ void bm_build(benchmark::State& st, int which, bool as_float, impact::MeshSplit 
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * static_cast<std::int64_t>(s.data.triangles.size())));
 }
 
+constexpr int kBatchSide = 256;
+constexpr int kBatch = kBatchSide * kBatchSide;
+
+/// The batch rays of a mesh: a camera (one origin, a 256×256 grid of directions) or the random
+/// segments cycled to kBatch.
+const std::vector<SegmentDesc>& batch_rays(int which, bool camera) {
+  static std::once_flag once[2][2];
+  static std::vector<SegmentDesc> rays[2][2];
+  std::call_once(once[which][camera], [&] {
+    std::vector<SegmentDesc>& out = rays[which][camera];
+    const MeshScene& s = scene(which);
+    if (!camera) {
+      for (int i = 0; i < kBatch; ++i) out.push_back(s.rays[static_cast<std::size_t>(i % kRays)]);
+      return;
+    }
+    // terrain: from 30 above one corner region, looking down the diagonal; level: from inside room 3,
+    // looking down the row of rooms. A 90° field of view, rays 200 (terrain) or 60 (level) long.
+    const V eye = which == 0 ? V(-80, -80, 30) : V(26, 4, 2);
+    const V ahead = which == 0 ? V(1, 1, -0.6).normalized() : V(1, 0.05, 0.02).normalized();
+    const V right = ahead.cross(V(0, 0, 1)).normalized(), up = right.cross(ahead);
+    const double length = which == 0 ? 200 : 60;
+    for (int y = 0; y < kBatchSide; ++y)
+      for (int x = 0; x < kBatchSide; ++x) {
+        const double u = (x + 0.5) / kBatchSide * 2 - 1, v = (y + 0.5) / kBatchSide * 2 - 1;
+        const V d = (ahead + u * right + v * up).normalized() * length;
+        out.push_back({{float(eye.x()), float(eye.y()), float(eye.z())}, {float(d.x()), float(d.y()), float(d.z())}});
+      }
+  });
+  return rays[which][camera];
+}
+
+enum class BatchLib { impact_float_sah, impact_double, embree_stream, embree_single };
+
+void bm_ray_batch(benchmark::State& st, int which, bool camera, BatchLib lib, int threads) {
+  MeshScene& s = scene(which);
+  const std::vector<SegmentDesc>& rays = batch_rays(which, camera);
+  const auto n = static_cast<Eigen::Index>(rays.size());
+  Eigen::Matrix<float, Eigen::Dynamic, 3, Eigen::RowMajor> of(n, 3), pf(n, 3);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) {
+      of(i, k) = rays[static_cast<std::size_t>(i)].origin[static_cast<std::size_t>(k)];
+      pf(i, k) = rays[static_cast<std::size_t>(i)].path[static_cast<std::size_t>(k)];
+    }
+  const Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor> od = of.cast<double>(), pd = pf.cast<double>();
+  std::vector<std::uint8_t> status(rays.size());
+  std::vector<std::uint32_t> tri(rays.size());
+  Eigen::VectorXf lf(n);
+  Eigen::VectorXd ld(n);
+  std::vector<float> te(rays.size());
+  constexpr std::size_t kChunk = 1024;
+  std::vector<std::vector<unsigned char>> scratch(rays.size() / kChunk + 1);
+  tbb::task_arena arena(threads);
+  const impact::MeshRayOptions<float> optf{.max_lambda = 1.0f, .back_faces = impact::BackFaces::collide};
+  const impact::MeshRayOptions<double> optd{.max_lambda = 1.0, .back_faces = impact::BackFaces::collide};
+  for (auto _ : st) {
+    switch (lib) {
+      case BatchLib::impact_float_sah: {
+        impact::MeshRayRows<float> out{status, impact::ColumnOut<float>(lf.data(), n)};
+        out.triangle = tri;
+        benchmark::DoNotOptimize(impact::mesh_ray_cast_batch<float>(s.mf_sah, {of.data(), n, 3}, {pf.data(), n, 3}, optf,
+                                                                    out, {.threads = threads}));
+        break;
+      }
+      case BatchLib::impact_double: {
+        impact::MeshRayRows<double> out{status, impact::ColumnOut<double>(ld.data(), n)};
+        out.triangle = tri;
+        benchmark::DoNotOptimize(impact::mesh_ray_cast_batch<double>(s.md, {od.data(), n, 3}, {pd.data(), n, 3}, optd,
+                                                                     out, {.threads = threads}));
+        break;
+      }
+      case BatchLib::embree_stream:
+        arena.execute([&] {
+          tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rays.size(), kChunk), [&](const tbb::blocked_range<std::size_t>& r) {
+            s.embree->rays_stream(rays.data() + r.begin(), r.size(), camera, te.data() + r.begin(), scratch[r.begin() / kChunk]);
+          });
+        });
+        break;
+      case BatchLib::embree_single:
+        arena.execute([&] {
+          tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rays.size(), 64), [&](const tbb::blocked_range<std::size_t>& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) te[i] = s.embree->ray(rays[i], tri[i]);
+          });
+        });
+        break;
+    }
+    benchmark::ClobberMemory();
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * n);
+  st.counters["ns_per_ray"] = benchmark::Counter(static_cast<double>(st.iterations()) * static_cast<double>(n),
+                                                 benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 /// The 20-room level of the room benchmarks: 32×32 quads per face (about 24,000 triangles a room),
 /// one carve through the wall between rooms 7 and 8.
 impact::Level<double>& rebuild_level() {
@@ -272,6 +377,23 @@ void register_mesh_benchmarks() {
     benchmark::RegisterBenchmark(("mesh_build/" + m + "/impact/float").c_str(), bm_build, w, true, impact::MeshSplit::middle)->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("mesh_build/" + m + "/impact/float/sah").c_str(), bm_build, w, true, impact::MeshSplit::sah)->Unit(benchmark::kMillisecond);
   }
+  for (int w = 0; w < 2; ++w)
+    for (bool camera : {true, false})
+      for (int threads : {1, 2}) {
+        const std::string base = std::string("mesh_ray_batch/") + meshes[w] + (camera ? "_camera/" : "_random/");
+        const std::string suffix = "/threads:" + std::to_string(threads);
+        auto reg = [&](const std::string& lib, BatchLib l) {
+          benchmark::RegisterBenchmark((base + lib + suffix).c_str(), bm_ray_batch, w, camera, l, threads)
+              ->Unit(benchmark::kMillisecond)
+              ->UseRealTime();
+        };
+        reg("impact", BatchLib::impact_float_sah);
+        reg("impact/double", BatchLib::impact_double);
+        if (EmbreePeer::available()) {
+          reg("embree/stream", BatchLib::embree_stream);
+          reg("embree/single", BatchLib::embree_single);
+        }
+      }
   benchmark::RegisterBenchmark("room_rebuild/level20/impact", bm_room_rebuild, false)->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("room_rebuild/level20/impact/all_rooms", bm_room_rebuild, true)->Unit(benchmark::kMillisecond);
 }

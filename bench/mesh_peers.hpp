@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -33,6 +34,10 @@ class EmbreePeer {
   EmbreePeer& operator=(const EmbreePeer&) = delete;
   /// Nearest hit t ∈ [0, 1] along the segment, or a negative number for a miss; `tri` its triangle.
   [[nodiscard]] float ray(const SegmentDesc& s, std::uint32_t& tri) const;
+  /// Rays [first, first + n) as one stream (rtcIntersect1M, `coherent` sets the context's
+  /// coherent-rays flag): each nearest t into `t` (negative for a miss). `scratch` holds the
+  /// stream's RTCRayHit records (resized outside timed loops when large enough).
+  void rays_stream(const SegmentDesc* first, std::size_t n, bool coherent, float* t, std::vector<unsigned char>& scratch) const;
   /// Whether the library was found at build time (otherwise every call misses).
   static bool available();
 

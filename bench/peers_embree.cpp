@@ -1,4 +1,4 @@
-// impact benchmarks — peers_embree.cpp: Embree 3's single-ray query on a triangle mesh.
+// impact benchmarks — peers_embree.cpp: Embree 3's single-ray query and ray stream on a triangle mesh.
 //
 // One RTCDevice, one RTCScene with one RTC_GEOMETRY_TYPE_TRIANGLE geometry whose vertex and index
 // buffers Embree owns (rtcSetNewGeometryBuffer), committed with the default build quality. A ray is
@@ -43,10 +43,8 @@ EmbreePeer::~EmbreePeer() {
   rtcReleaseDevice(impl_->device);
 }
 
-float EmbreePeer::ray(const SegmentDesc& s, std::uint32_t& tri) const {
-  RTCIntersectContext ctx;
-  rtcInitIntersectContext(&ctx);
-  RTCRayHit rh;
+namespace {
+void fill(RTCRayHit& rh, const SegmentDesc& s) {
   rh.ray.org_x = s.origin[0];
   rh.ray.org_y = s.origin[1];
   rh.ray.org_z = s.origin[2];
@@ -61,10 +59,30 @@ float EmbreePeer::ray(const SegmentDesc& s, std::uint32_t& tri) const {
   rh.ray.flags = 0;
   rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
   rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
+}
+}  // namespace
+
+float EmbreePeer::ray(const SegmentDesc& s, std::uint32_t& tri) const {
+  RTCIntersectContext ctx;
+  rtcInitIntersectContext(&ctx);
+  RTCRayHit rh;
+  fill(rh, s);
   rtcIntersect1(impl_->scene, &ctx, &rh);
   if (rh.hit.geomID == RTC_INVALID_GEOMETRY_ID) return -1.0f;
   tri = rh.hit.primID;
   return rh.ray.tfar;
+}
+
+void EmbreePeer::rays_stream(const SegmentDesc* first, std::size_t n, bool coherent, float* t,
+                             std::vector<unsigned char>& scratch) const {
+  if (scratch.size() < n * sizeof(RTCRayHit)) scratch.resize(n * sizeof(RTCRayHit));
+  auto* rh = reinterpret_cast<RTCRayHit*>(scratch.data());
+  for (std::size_t i = 0; i < n; ++i) fill(rh[i], first[i]);
+  RTCIntersectContext ctx;
+  rtcInitIntersectContext(&ctx);
+  ctx.flags = coherent ? RTC_INTERSECT_CONTEXT_FLAG_COHERENT : RTC_INTERSECT_CONTEXT_FLAG_INCOHERENT;
+  rtcIntersect1M(impl_->scene, &ctx, rh, static_cast<unsigned>(n), sizeof(RTCRayHit));
+  for (std::size_t i = 0; i < n; ++i) t[i] = rh[i].hit.geomID == RTC_INVALID_GEOMETRY_ID ? -1.0f : rh[i].ray.tfar;
 }
 
 bool EmbreePeer::available() { return true; }
@@ -73,6 +91,9 @@ struct EmbreePeer::Impl {};
 EmbreePeer::EmbreePeer(const MeshDesc&) {}
 EmbreePeer::~EmbreePeer() = default;
 float EmbreePeer::ray(const SegmentDesc&, std::uint32_t&) const { return -1.0f; }
+void EmbreePeer::rays_stream(const SegmentDesc*, std::size_t n, bool, float* t, std::vector<unsigned char>&) const {
+  for (std::size_t i = 0; i < n; ++i) t[i] = -1.0f;
+}
 bool EmbreePeer::available() { return false; }
 #endif
 

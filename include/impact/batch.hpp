@@ -75,7 +75,7 @@ struct MotionRows {
 /// Outputs of `distance_batch` (each N rows, or 0: not wanted).
 template <class S>
 struct DistanceRows {
-  std::span<std::uint8_t> status;
+  std::span<std::uint8_t> status{};
   ColumnOut<S> distance{nullptr, 0};
   RowsOut<S, 3> point_a{nullptr, 0, 3};
   RowsOut<S, 3> point_b{nullptr, 0, 3};
@@ -85,7 +85,7 @@ struct DistanceRows {
 /// Outputs of `ray_cast_batch`.
 template <class S>
 struct RayRows {
-  std::span<std::uint8_t> status;
+  std::span<std::uint8_t> status{};
   ColumnOut<S> lambda{nullptr, 0};
   RowsOut<S, 3> point{nullptr, 0, 3};
   RowsOut<S, 3> normal{nullptr, 0, 3};
@@ -94,7 +94,7 @@ struct RayRows {
 /// Outputs of `shape_cast_batch` and `time_of_impact_batch`.
 template <class S>
 struct CastRows {
-  std::span<std::uint8_t> status;
+  std::span<std::uint8_t> status{};
   ColumnOut<S> toi{nullptr, 0};
   RowsOut<S, 3> point_a{nullptr, 0, 3};
   RowsOut<S, 3> point_b{nullptr, 0, 3};
@@ -104,23 +104,23 @@ struct CastRows {
 /// Outputs of `mesh_ray_cast_batch` and `level_ray_cast_batch` (`room` for levels only).
 template <class S>
 struct MeshRayRows {
-  std::span<std::uint8_t> status;
+  std::span<std::uint8_t> status{};
   ColumnOut<S> lambda{nullptr, 0};
   RowsOut<S, 3> point{nullptr, 0, 3};
   RowsOut<S, 3> normal{nullptr, 0, 3};
-  std::span<std::uint32_t> triangle;
-  std::span<std::uint32_t> room;
+  std::span<std::uint32_t> triangle{};
+  std::span<std::uint32_t> room{};
 };
 
 /// Outputs of `mesh_sphere_cast_batch` and `level_sphere_cast_batch` (`room` for levels only).
 template <class S>
 struct MeshCastRows {
-  std::span<std::uint8_t> status;
+  std::span<std::uint8_t> status{};
   ColumnOut<S> toi{nullptr, 0};
   RowsOut<S, 3> point{nullptr, 0, 3};
   RowsOut<S, 3> normal{nullptr, 0, 3};
-  std::span<std::uint32_t> triangle;
-  std::span<std::uint32_t> room;
+  std::span<std::uint32_t> triangle{};
+  std::span<std::uint32_t> room{};
 };
 
 /// `distance(a, pose_a[i], b, pose_b[i])` for every i. Returns "" or what is wrong with the arrays.
