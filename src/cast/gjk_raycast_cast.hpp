@@ -3,6 +3,7 @@
 // (van den Bergen 2004), with the one-support early out for sweeps that pass beside it.
 #include <impact/cast.hpp>
 
+#include "cast/conservative_advancement.hpp"
 #include "cast/contact_refinement.hpp"
 #include "detail/ray_cast_core.hpp"
 
@@ -82,6 +83,15 @@ CastHit<S> gjk_raycast_cast(const A& ca, S ra, const B& cb, S rb, const Transfor
   }
   if (res.status == Status::hit) {
     if (res.lambda == C(0)) {
+      // A hit at t = 0 is a claim that the shapes are within the target now. The core also
+      // stops there when rounding stalls Johnson's sub-algorithm (a sliver triangle 1e9 long
+      // against a shape 4e3 from its origin, found by fuzzing: `initially_overlapping` at a
+      // distance of 7.8 for a target of 4), so the claim is checked by GJK distance (with its
+      // wider retry); refuted, the cast is answered by conservative advancement, whose steps
+      // are proven by that same distance.
+      GjkOptions<S> gopt;
+      const auto g = detail::gjk_solve<false, S>(ca, S(0), cb, S(0), b_in_a, gopt, nullptr);
+      if (g.status != Status::intersecting && C(g.v.norm()) - radius > tol) return advance<S>(ca, ra, cb, rb, ta, b_in_a, d, opt);
       h.status = Status::initially_overlapping;
       return h;
     }
