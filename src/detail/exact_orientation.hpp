@@ -19,7 +19,7 @@
 //
 // Cost: 72 (edge_side) or 96 (orientation) exact products and an expansion of at most that many
 // components: microseconds. Callers reach it only when a fast evaluation's error bound cannot
-// decide the sign (docs/tolerances.md, "Ray–triangle").
+// decide the sign (docs/mesh.md, "Rays").
 #include <impact/math.hpp>
 
 #include <algorithm>
