@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds the release preset and runs `impact demo`.
+# Installs what is missing, builds the release preset's tool and Python module and runs `impact demo`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target impact_cli
+cmake --build --preset release --target impact_cli impact_python
 ./build/release/apps/impact/impact demo "$@"

@@ -9,7 +9,8 @@ pkgs=(build-essential cmake pkg-config git
       libtinyobjloader-dev libembree-dev libtbb-dev
       clang libfuzzer-14-dev
       python3 python3-numpy python3-scipy
-      python3-dev pybind11-dev python3-pytest python3-matplotlib)
+      python3-dev pybind11-dev python3-pytest python3-matplotlib
+      python3-venv python3-setuptools python3-wheel python3-pip)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
