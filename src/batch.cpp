@@ -267,9 +267,12 @@ std::string time_of_impact_batch(const Shape<S>& a, const MotionRows<S>& motion_
   return {};
 }
 
-template <class S>
-std::string mesh_ray_cast_batch(const TriangleMesh<S>& mesh, Rows<S, 3> origin, Rows<S, 3> direction,
-                                const MeshRayOptions<S>& options, MeshRayRows<S> out, const BatchOptions& batch) {
+namespace {
+
+/// Rays of a mesh or level batch: checks, then `cast(ray)` → (answer, room) for every row.
+template <class S, class Cast>
+std::string ray_rows(Rows<S, 3> origin, Rows<S, 3> direction, MeshRayRows<S>& out, const BatchOptions& batch,
+                     const Cast& cast) {
   const Index n = std::max(origin.rows(), direction.rows());
   if (auto e = first_error({ray_input_errors(origin, direction, n),
                             output_rows_error("lambda", static_cast<std::size_t>(out.lambda.rows()), n),
@@ -277,56 +280,62 @@ std::string mesh_ray_cast_batch(const TriangleMesh<S>& mesh, Rows<S, 3> origin, 
       !e.empty())
     return e;
   for_each_query(n, batch, [&](Index i) {
-    put_mesh_ray(out, i, mesh_ray_cast(mesh, Ray<S>{vec_at(origin, i), vec_at(direction, i)}, options), 0u);
+    const auto [hit, room] = cast(Ray<S>{vec_at(origin, i), vec_at(direction, i)});
+    put_mesh_ray(out, i, hit, room);
   });
   return {};
+}
+
+/// Spheres of a mesh or level batch: checks, then `cast(center, radius, path)` → (answer, room).
+template <class S, class Cast>
+std::string sphere_rows(Rows<S, 3> center, Column<S> radius, Rows<S, 3> path, MeshCastRows<S>& out,
+                        const BatchOptions& batch, const Cast& cast) {
+  const Index n = max_rows({center.rows(), radius.rows(), path.rows()});
+  if (auto e = first_error({sphere_input_errors(center, radius, path, n),
+                            output_rows_error("toi", static_cast<std::size_t>(out.toi.rows()), n),
+                            mesh_output_errors(out, n)});
+      !e.empty())
+    return e;
+  for_each_query(n, batch, [&](Index i) {
+    const auto [hit, room] = cast(vec_at(center, i), value_at(radius, i), vec_at(path, i));
+    put_mesh_cast(out, i, hit, room);
+  });
+  return {};
+}
+
+}  // namespace
+
+template <class S>
+std::string mesh_ray_cast_batch(const TriangleMesh<S>& mesh, Rows<S, 3> origin, Rows<S, 3> direction,
+                                const MeshRayOptions<S>& options, MeshRayRows<S> out, const BatchOptions& batch) {
+  return ray_rows<S>(origin, direction, out, batch,
+                     [&](const Ray<S>& ray) { return std::pair(mesh_ray_cast(mesh, ray, options), 0u); });
 }
 
 template <class S>
 std::string mesh_sphere_cast_batch(const TriangleMesh<S>& mesh, Rows<S, 3> center, Column<S> radius, Rows<S, 3> path,
                                    const MeshSphereOptions<S>& options, MeshCastRows<S> out, const BatchOptions& batch) {
-  const Index n = max_rows({center.rows(), radius.rows(), path.rows()});
-  if (auto e = first_error({sphere_input_errors(center, radius, path, n),
-                            output_rows_error("toi", static_cast<std::size_t>(out.toi.rows()), n),
-                            mesh_output_errors(out, n)});
-      !e.empty())
-    return e;
-  for_each_query(n, batch, [&](Index i) {
-    put_mesh_cast(out, i, mesh_sphere_cast(mesh, vec_at(center, i), value_at(radius, i), vec_at(path, i), options), 0u);
+  return sphere_rows<S>(center, radius, path, out, batch, [&](const Vec3<S>& c, S r, const Vec3<S>& p) {
+    return std::pair(mesh_sphere_cast(mesh, c, r, p, options), 0u);
   });
-  return {};
 }
 
 template <class S>
 std::string level_ray_cast_batch(const Level<S>& level, Rows<S, 3> origin, Rows<S, 3> direction,
                                  const MeshRayOptions<S>& options, MeshRayRows<S> out, const BatchOptions& batch) {
-  const Index n = std::max(origin.rows(), direction.rows());
-  if (auto e = first_error({ray_input_errors(origin, direction, n),
-                            output_rows_error("lambda", static_cast<std::size_t>(out.lambda.rows()), n),
-                            mesh_output_errors(out, n)});
-      !e.empty())
-    return e;
-  for_each_query(n, batch, [&](Index i) {
-    const LevelRayHit<S> h = level_ray_cast(level, Ray<S>{vec_at(origin, i), vec_at(direction, i)}, options);
-    put_mesh_ray(out, i, h.hit, h.room);
+  return ray_rows<S>(origin, direction, out, batch, [&](const Ray<S>& ray) {
+    LevelRayHit<S> h = level_ray_cast(level, ray, options);
+    return std::pair(std::move(h.hit), h.room);
   });
-  return {};
 }
 
 template <class S>
 std::string level_sphere_cast_batch(const Level<S>& level, Rows<S, 3> center, Column<S> radius, Rows<S, 3> path,
                                     const MeshSphereOptions<S>& options, MeshCastRows<S> out, const BatchOptions& batch) {
-  const Index n = max_rows({center.rows(), radius.rows(), path.rows()});
-  if (auto e = first_error({sphere_input_errors(center, radius, path, n),
-                            output_rows_error("toi", static_cast<std::size_t>(out.toi.rows()), n),
-                            mesh_output_errors(out, n)});
-      !e.empty())
-    return e;
-  for_each_query(n, batch, [&](Index i) {
-    const LevelCastHit<S> h = level_sphere_cast(level, vec_at(center, i), value_at(radius, i), vec_at(path, i), options);
-    put_mesh_cast(out, i, h.hit, h.room);
+  return sphere_rows<S>(center, radius, path, out, batch, [&](const Vec3<S>& c, S r, const Vec3<S>& p) {
+    LevelCastHit<S> h = level_sphere_cast(level, c, r, p, options);
+    return std::pair(std::move(h.hit), h.room);
   });
-  return {};
 }
 
 #define IMPACT_INSTANTIATE_BATCH(S)                                                                                       \
