@@ -33,6 +33,12 @@ std::string output_rows_error(std::string_view name, std::size_t rows, Index n) 
   return std::string(name) + ": " + std::to_string(rows) + " rows, expected " + std::to_string(n) + " or 0 (not wanted)";
 }
 
+/// The same for an output array (an Eigen map).
+template <class Derived>
+std::string output_rows_error(std::string_view name, const Eigen::EigenBase<Derived>& out, Index n) {
+  return output_rows_error(name, static_cast<std::size_t>(out.rows()), n);
+}
+
 /// The first error of a list of checks ("" when all pass).
 std::string first_error(std::initializer_list<std::string> errors) {
   for (const std::string& e : errors)
@@ -129,10 +135,10 @@ void put(RowsOut<S, 3>& out, Index i, const Vec3<S>& v) {
 template <class S>
 std::string cast_output_errors(const CastRows<S>& out, Index n) {
   return first_error({output_rows_error("status", out.status.size(), n),
-                      output_rows_error("toi", static_cast<std::size_t>(out.toi.rows()), n),
-                      output_rows_error("point_a", static_cast<std::size_t>(out.point_a.rows()), n),
-                      output_rows_error("point_b", static_cast<std::size_t>(out.point_b.rows()), n),
-                      output_rows_error("normal", static_cast<std::size_t>(out.normal.rows()), n)});
+                      output_rows_error("toi", out.toi, n),
+                      output_rows_error("point_a", out.point_a, n),
+                      output_rows_error("point_b", out.point_b, n),
+                      output_rows_error("normal", out.normal, n)});
 }
 
 template <class S, class Hit>
@@ -147,8 +153,8 @@ void put_cast(CastRows<S>& out, Index i, const Hit& h) {
 template <class Out>
 std::string mesh_output_errors(const Out& out, Index n) {
   return first_error({output_rows_error("status", out.status.size(), n),
-                      output_rows_error("point", static_cast<std::size_t>(out.point.rows()), n),
-                      output_rows_error("normal", static_cast<std::size_t>(out.normal.rows()), n),
+                      output_rows_error("point", out.point, n),
+                      output_rows_error("normal", out.normal, n),
                       output_rows_error("triangle", out.triangle.size(), n), output_rows_error("room", out.room.size(), n)});
 }
 
@@ -196,10 +202,10 @@ std::string distance_batch(const Shape<S>& a, const PoseRows<S>& pose_a, const S
   const Index n = max_rows({pose_a.position.rows(), pose_a.rotation.rows(), pose_b.position.rows(), pose_b.rotation.rows()});
   if (auto e = first_error({pose_errors("pose_a", pose_a, n), pose_errors("pose_b", pose_b, n),
                             output_rows_error("status", out.status.size(), n),
-                            output_rows_error("distance", static_cast<std::size_t>(out.distance.rows()), n),
-                            output_rows_error("point_a", static_cast<std::size_t>(out.point_a.rows()), n),
-                            output_rows_error("point_b", static_cast<std::size_t>(out.point_b.rows()), n),
-                            output_rows_error("normal", static_cast<std::size_t>(out.normal.rows()), n)});
+                            output_rows_error("distance", out.distance, n),
+                            output_rows_error("point_a", out.point_a, n),
+                            output_rows_error("point_b", out.point_b, n),
+                            output_rows_error("normal", out.normal, n)});
       !e.empty())
     return e;
   for_each_query(n, batch, [&](Index i) {
@@ -218,9 +224,9 @@ std::string ray_cast_batch(const Shape<S>& shape, const Pose<S>& pose, Rows<S, 3
                            const RayCastOptions<S>& options, RayRows<S> out, const BatchOptions& batch) {
   const Index n = std::max(origin.rows(), direction.rows());
   if (auto e = first_error({ray_input_errors(origin, direction, n), output_rows_error("status", out.status.size(), n),
-                            output_rows_error("lambda", static_cast<std::size_t>(out.lambda.rows()), n),
-                            output_rows_error("point", static_cast<std::size_t>(out.point.rows()), n),
-                            output_rows_error("normal", static_cast<std::size_t>(out.normal.rows()), n)});
+                            output_rows_error("lambda", out.lambda, n),
+                            output_rows_error("point", out.point, n),
+                            output_rows_error("normal", out.normal, n)});
       !e.empty())
     return e;
   RayCastOptions<S> opt = options;
@@ -275,7 +281,7 @@ std::string ray_rows(Rows<S, 3> origin, Rows<S, 3> direction, MeshRayRows<S>& ou
                      const Cast& cast) {
   const Index n = std::max(origin.rows(), direction.rows());
   if (auto e = first_error({ray_input_errors(origin, direction, n),
-                            output_rows_error("lambda", static_cast<std::size_t>(out.lambda.rows()), n),
+                            output_rows_error("lambda", out.lambda, n),
                             mesh_output_errors(out, n)});
       !e.empty())
     return e;
@@ -292,7 +298,7 @@ std::string sphere_rows(Rows<S, 3> center, Column<S> radius, Rows<S, 3> path, Me
                         const BatchOptions& batch, const Cast& cast) {
   const Index n = max_rows({center.rows(), radius.rows(), path.rows()});
   if (auto e = first_error({sphere_input_errors(center, radius, path, n),
-                            output_rows_error("toi", static_cast<std::size_t>(out.toi.rows()), n),
+                            output_rows_error("toi", out.toi, n),
                             mesh_output_errors(out, n)});
       !e.empty())
     return e;

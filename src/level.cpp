@@ -276,6 +276,31 @@ CarveReport carve(Level<S>& L, const Vec3<S>& center, S radius) {
   return rep;
 }
 
+template <class T, class S>
+std::string convert_level(const Level<S>& in, Level<T>& out) {
+  out = Level<T>{};
+  out.build = in.build;
+  for (const Room<S>& r : in.rooms) {
+    Room<T> room;
+    for (const auto& v : r.mesh.vertices) room.mesh.vertices.push_back(v.template cast<T>());
+    room.mesh.triangles = r.mesh.triangles;
+    room.cell_lo = r.cell_lo.template cast<T>();
+    room.cell_hi = r.cell_hi.template cast<T>();
+    out.rooms.push_back(std::move(room));
+  }
+  for (const Portal<S>& p : in.portals) {
+    Portal<T> q;
+    q.rooms = p.rooms;
+    q.sphere = p.sphere;
+    q.joined = p.joined;
+    for (std::size_t k = 0; k < p.corners.size(); ++k) q.corners[k] = p.corners[k].template cast<T>();
+    q.center = p.center.template cast<T>();
+    q.radius = static_cast<T>(p.radius);
+    out.portals.push_back(std::move(q));
+  }
+  return build_level(out);
+}
+
 #define IMPACT_LEVEL_INSTANTIATE(S)                                                                               \
   template std::string build_level<S>(Level<S>&);                                                                 \
   template int room_at<S>(const Level<S>&, const Vec3<S>&);                                                       \
@@ -286,5 +311,7 @@ CarveReport carve(Level<S>& L, const Vec3<S>& center, S radius) {
 IMPACT_LEVEL_INSTANTIATE(float)
 IMPACT_LEVEL_INSTANTIATE(double)
 #undef IMPACT_LEVEL_INSTANTIATE
+template std::string convert_level<float, double>(const Level<double>&, Level<float>&);
+template std::string convert_level<double, float>(const Level<float>&, Level<double>&);
 
 }  // namespace impact

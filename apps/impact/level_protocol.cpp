@@ -18,26 +18,7 @@ struct StoredLevel {
   const Level<float>& as_float() {
     if (!f) {
       f = std::make_unique<Level<float>>();
-      f->build = d.build;
-      for (const auto& r : d.rooms) {
-        Room<float> x;
-        for (const auto& v : r.mesh.vertices) x.mesh.vertices.push_back(v.cast<float>());
-        x.mesh.triangles = r.mesh.triangles;
-        x.cell_lo = r.cell_lo.cast<float>();
-        x.cell_hi = r.cell_hi.cast<float>();
-        f->rooms.push_back(std::move(x));
-      }
-      for (const auto& p : d.portals) {
-        Portal<float> x;
-        x.rooms = p.rooms;
-        x.sphere = p.sphere;
-        x.joined = p.joined;
-        for (int k = 0; k < 4; ++k) x.corners[k] = p.corners[k].cast<float>();
-        x.center = p.center.cast<float>();
-        x.radius = static_cast<float>(p.radius);
-        f->portals.push_back(std::move(x));
-      }
-      (void)build_level(*f);  // the double level was valid
+      (void)convert_level(d, *f);  // the double level was valid
     }
     return *f;
   }

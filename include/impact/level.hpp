@@ -62,6 +62,12 @@ struct Level {
 template <class S>
 [[nodiscard]] std::string build_level(Level<S>& level);
 
+/// The same level with scalar T in `out`: rooms (corners, triangles, cells), portals and build
+/// options converted, then `build_level` on it, whose message it returns ("" on success).
+/// Carved levels convert as they are now (their spherical portals included).
+template <class T, class S>
+[[nodiscard]] std::string convert_level(const Level<S>& level, Level<T>& out);
+
 /// The room whose cell holds p (the first one), or −1.
 template <class S>
 [[nodiscard]] int room_at(const Level<S>& level, const Vec3<S>& p);

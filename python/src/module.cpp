@@ -54,26 +54,7 @@ Pose<double> pose_or_identity(const py::object& pose) {
 const Level<float>& LevelObj::as_float() {
   if (f) return *f;
   auto x = std::make_unique<Level<float>>();
-  x->build = d.build;
-  for (const auto& r : d.rooms) {
-    Room<float> room;
-    for (const auto& v : r.mesh.vertices) room.mesh.vertices.push_back(v.cast<float>());
-    room.mesh.triangles = r.mesh.triangles;
-    room.cell_lo = r.cell_lo.cast<float>();
-    room.cell_hi = r.cell_hi.cast<float>();
-    x->rooms.push_back(std::move(room));
-  }
-  for (const auto& p : d.portals) {
-    Portal<float> q;
-    q.rooms = p.rooms;
-    q.sphere = p.sphere;
-    q.joined = p.joined;
-    for (int k = 0; k < 4; ++k) q.corners[k] = p.corners[k].cast<float>();
-    q.center = p.center.cast<float>();
-    q.radius = static_cast<float>(p.radius);
-    x->portals.push_back(std::move(q));
-  }
-  if (auto e = build_level(*x); !e.empty()) throw py::value_error("float level: " + e);
+  if (auto e = convert_level(d, *x); !e.empty()) throw py::value_error("float level: " + e);
   f = std::move(x);
   return *f;
 }

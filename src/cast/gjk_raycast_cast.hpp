@@ -68,7 +68,14 @@ CastHit<S> gjk_raycast_cast(const A& ca, S ra, const B& cb, S rb, const Transfor
   h.status = res.status;
   h.iterations = res.iterations;
   h.toi = detail::time_below<S>(res.lambda);
-  if ((res.status == Status::miss && res.lambda == C(0) && res.margin <= tol) ||
+  // A hit at t = 0 claims that the shapes are within the target now. The core also stops there
+  // when rounding stalls Johnson's sub-algorithm (a sliver triangle 1e9 long against a shape 4e3
+  // from its origin, found by fuzzing: `initially_overlapping` at a distance of 7.8 for a target
+  // of 4), so like the two near-t = 0 answers below the claim is checked by GJK distance (with
+  // its wider retry); refuted, the cast is answered by conservative advancement, whose steps are
+  // proven by that same distance.
+  const bool hit_at_start = res.status == Status::hit && res.lambda == C(0);
+  if (hit_at_start || (res.status == Status::miss && res.lambda == C(0) && res.margin <= tol) ||
       (res.status == Status::hit && res.lambda > C(0) && res.lambda * dc.norm() <= tol)) {
     // Moving apart from t = 0 with a plane that proves less than the tolerance, or a hit a
     // rounding step after t = 0: the shapes may touch at t = 0, which the other methods (and
@@ -80,21 +87,9 @@ CastHit<S> gjk_raycast_cast(const A& ca, S ra, const B& cb, S rb, const Transfor
       h.toi = S(0);
       return h;
     }
+    if (hit_at_start) return advance<S>(ca, ra, cb, rb, ta, b_in_a, d, opt);
   }
   if (res.status == Status::hit) {
-    if (res.lambda == C(0)) {
-      // A hit at t = 0 is a claim that the shapes are within the target now. The core also
-      // stops there when rounding stalls Johnson's sub-algorithm (a sliver triangle 1e9 long
-      // against a shape 4e3 from its origin, found by fuzzing: `initially_overlapping` at a
-      // distance of 7.8 for a target of 4), so the claim is checked by GJK distance (with its
-      // wider retry); refuted, the cast is answered by conservative advancement, whose steps
-      // are proven by that same distance.
-      GjkOptions<S> gopt;
-      const auto g = detail::gjk_solve<false, S>(ca, S(0), cb, S(0), b_in_a, gopt, nullptr);
-      if (g.status != Status::intersecting && C(g.v.norm()) - radius > tol) return advance<S>(ca, ra, cb, rb, ta, b_in_a, d, opt);
-      h.status = Status::initially_overlapping;
-      return h;
-    }
     // v = x − c points from A's point toward B's point at the hit: the normal from A to B.
     const Vec3<C> n = res.normal.normalized();
     const Vec3<S> ns = n.template cast<S>();
