@@ -318,8 +318,8 @@ void propeller_battery(int cases) {
               paper_misses);
 }
 
-TEST(TimeOfImpact, PropellersDouble) { propeller_battery<double>(1000); }
-TEST(TimeOfImpact, PropellersFloat) { propeller_battery<float>(500); }
+TEST(TimeOfImpact, PropellersDouble) { propeller_battery<double>(scenes::battery(1000)); }
+TEST(TimeOfImpact, PropellersFloat) { propeller_battery<float>(scenes::battery(500)); }
 
 /// Zero rotation: the same contact as the linear shape cast (both certified; same status, and
 /// toi within what the two tolerances allow along the closing speed).
@@ -361,7 +361,7 @@ TEST(TimeOfImpact, DemoBladePaperMissesOursFinds) {
 TEST(TimeOfImpact, ZeroRotationMatchesShapeCast) {
   Rng rng(scenes::seed_of("toi zero rotation"));
   FailureLog log;
-  for (int i = 0; i < 2000; ++i) {
+  for (int i = 0; i < scenes::battery(2000); ++i) {
     const Pair& p = kPairs[i % std::size(kPairs)];
     const TimedCase<double> c = random_case<double>(p.a, p.b, rng, 0.0, false);
     ToiOptions<double> opt;
@@ -442,8 +442,8 @@ void symmetry_and_far(int cases) {
   }
 }
 
-TEST(TimeOfImpact, SymmetryAndFarDouble) { symmetry_and_far<double>(1500); }
-TEST(TimeOfImpact, SymmetryAndFarFloat) { symmetry_and_far<float>(1000); }
+TEST(TimeOfImpact, SymmetryAndFarDouble) { symmetry_and_far<double>(scenes::battery(1500)); }
+TEST(TimeOfImpact, SymmetryAndFarFloat) { symmetry_and_far<float>(scenes::battery(1000)); }
 
 TEST(TimeOfImpact, InvalidInputsNameTheField) {
   Motion<double> m;
