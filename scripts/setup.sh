@@ -6,7 +6,7 @@ pkgs=(build-essential cmake pkg-config git
       libeigen3-dev libqhull-dev libgtest-dev libgmock-dev libbenchmark-dev
       libcli11-dev nlohmann-json3-dev
       libbullet-dev libfcl-dev libccd-dev
-      libtinyobjloader-dev libembree-dev libtbb-dev
+      libtinyobjloader-dev libembree-dev libtbb-dev libpng-dev
       clang libfuzzer-14-dev
       python3 python3-numpy python3-scipy
       python3-dev pybind11-dev python3-pytest python3-matplotlib

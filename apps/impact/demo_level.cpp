@@ -5,6 +5,7 @@
 // from room 1; then a blast carves the wall between rooms 1 and 2, only the rooms it touched are
 // rebuilt, and the same spheres are thrown again: those aimed at the hole now fly into room 2.
 #include "demo.hpp"
+#include "demo_scenes.hpp"
 
 #include <impact/level.hpp>
 
@@ -36,7 +37,9 @@ void add_wall(TriangleMesh<double>& m, const V& corner, const V& u, const V& w, 
     }
 }
 
-Level<double> make_level(int rooms) {
+}  // namespace
+
+Level<double> make_demo_level(int rooms) {
   Level<double> L;
   const V ex(1, 0, 0), ey(0, 1, 0), ez(0, 0, 1);
   const int n = static_cast<int>(kRoom / kCell), h = static_cast<int>(kHeight / kCell);
@@ -69,19 +72,20 @@ Level<double> make_level(int rooms) {
   return L;
 }
 
+std::vector<DemoThrow> demo_level_throws() {
+  return {{V(10, 4, 1.5), "through the doorways"},
+          {V(10, 1.6, 2.1), "at the wall between rooms 1 and 2"},
+          {V(10, 6.3, 3.3), "high, at the same wall"},
+          {V(10, 1.2, 1.8), "at the wall, a little lower"}};
+}
+
+namespace {
+
 void throw_spheres(const Level<double>& L, std::ostream& out) {
-  struct Throw {
-    V from;
-    const char* aim;
-  };
-  const Throw throws[] = {{V(10, 4, 1.5), "through the doorways"},
-                          {V(10, 1.6, 2.1), "at the wall between rooms 1 and 2"},
-                          {V(10, 6.3, 3.3), "high, at the same wall"},
-                          {V(10, 1.2, 1.8), "at the wall, a little lower"}};
-  const V path(22, 0.0, -0.2);
+  const V path = kDemoThrowPath;
   char line[256];
-  for (const Throw& t : throws) {
-    const auto h = level_sphere_cast(L, t.from, 0.3, path, {.buffer = 0.01});
+  for (const DemoThrow& t : demo_level_throws()) {
+    const auto h = level_sphere_cast(L, t.from, kDemoThrowRadius, path, {.buffer = 0.01});
     if (h.hit.status == Status::hit) {
       const V c = t.from + h.hit.toi * path;
       std::snprintf(line, sizeof line,
@@ -101,7 +105,7 @@ void throw_spheres(const Level<double>& L, std::ostream& out) {
 }  // namespace
 
 void run_level_demo(std::ostream& out) {
-  Level<double> L = make_level(4);
+  Level<double> L = make_demo_level(4);
   std::size_t total = 0;
   for (const auto& r : L.rooms) total += r.mesh.triangles.size();
   char line[256];
@@ -111,7 +115,7 @@ void run_level_demo(std::ostream& out) {
   out << line << "Spheres thrown along +x from room 1 (distance buffer 0.01):\n";
   throw_spheres(L, out);
 
-  const auto rep = carve(L, V(16, 1.5, 2.0), 1.0);
+  const auto rep = carve(L, kDemoBlastCenter, kDemoBlastRadius);
   out << "Carve: a blast of radius 1 at (16, 1.5, 2) on the wall between rooms 1 and 2:\n";
   for (std::size_t i = 0; i < rep.rooms.size(); ++i) {
     std::snprintf(line, sizeof line, "  room %u: %u triangles removed, its tree rebuilt in %.3f ms\n", rep.rooms[i],

@@ -1,11 +1,37 @@
 // impact — demo_scenes.hpp: the scenes `impact demo` runs after its GJK and linear-cast parts.
 #pragma once
 
+#include <impact/level.hpp>
+
 #include <iosfwd>
+#include <string>
+#include <vector>
 
 namespace impact::cli {
 
 /// Time of impact under rotation: a spinning blade and a fast ball, and the paper's statistics.
 void run_rotating_demo(int repetitions, std::ostream& out);
+
+/// The level of the level demo: `rooms` rooms of 8 × 8 × 4 in a row along x, a doorway and a
+/// portal in every shared wall (demo_level.cpp).
+Level<double> make_demo_level(int rooms);
+
+/// A sphere thrown through the demo level: its start and what it is aimed at.
+struct DemoThrow {
+  Vec3<double> from;
+  const char* aim;
+};
+/// The spheres the level demo throws, each along kDemoThrowPath with radius kDemoThrowRadius.
+std::vector<DemoThrow> demo_level_throws();
+inline const Vec3<double> kDemoThrowPath{22.0, 0.0, -0.2};
+inline constexpr double kDemoThrowRadius = 0.3;
+/// The blast that carves the wall between rooms 1 and 2.
+inline const Vec3<double> kDemoBlastCenter{16.0, 1.5, 2.0};
+inline constexpr double kDemoBlastRadius = 1.0;
+
+/// Pictures of the demo's scenes (demo_pictures.cpp), written as PNG files into `dir` (created
+/// when missing) at width × height; prints each path and its render time. Returns false when a
+/// picture could not be written.
+bool write_demo_pictures(const std::string& dir, int width, int height, std::ostream& out);
 
 }  // namespace impact::cli

@@ -59,17 +59,16 @@ int start_room(Fields& f, std::size_t rooms) {
 
 int positive_int(const json& v, const std::string& path, int hi) { return static_cast<int>(integer(v, path, 1, hi)); }
 
-void define_level(Fields& f, ojson& out) {
-  const std::string name = text(f.required("name"), "name");
+}  // namespace
+
+void read_level(Fields& f, Level<double>& level) {
   const json& rooms = f.required("rooms");
   const json* portals = f.optional("portals");
-  auto L = std::make_shared<StoredLevel>();
-  if (const json* v = f.optional("leaf_size")) L->d.build.leaf_size = positive_int(*v, "leaf_size", 1 << 20);
-  if (const json* v = f.optional("max_depth")) L->d.build.max_depth = positive_int(*v, "max_depth", kMeshMaxDepth);
+  if (const json* v = f.optional("leaf_size")) level.build.leaf_size = positive_int(*v, "leaf_size", 1 << 20);
+  if (const json* v = f.optional("max_depth")) level.build.max_depth = positive_int(*v, "max_depth", kMeshMaxDepth);
   f.finish();
   if (!rooms.is_array() || rooms.empty()) throw Bad{"rooms: expected a non-empty array of rooms"};
   if (rooms.size() > kLevelMaxRooms) throw Bad{"rooms: more than " + std::to_string(kLevelMaxRooms) + " rooms"};
-  std::size_t total = 0;
   for (std::size_t i = 0; i < rooms.size(); ++i) {
     const std::string at = "rooms." + std::to_string(i);
     Fields rf(rooms[i], at);
@@ -80,8 +79,7 @@ void define_level(Fields& f, ojson& out) {
     r.cell_hi = vec(cf.required("max"), cf.at("max"));
     cf.finish();
     rf.finish();
-    total += r.mesh.triangles.size();
-    L->d.rooms.push_back(std::move(r));
+    level.rooms.push_back(std::move(r));
   }
   if (portals) {
     if (!portals->is_array()) throw Bad{"portals: expected an array of portals"};
@@ -99,10 +97,20 @@ void define_level(Fields& f, ojson& out) {
       }
       if (!cs.is_array() || cs.size() != 4) throw Bad{pf.at("corners") + ": expected 4 corners"};
       for (int k = 0; k < 4; ++k) p.corners[k] = vec(cs[k], pf.at("corners") + "." + std::to_string(k));
-      L->d.portals.push_back(std::move(p));
+      level.portals.push_back(std::move(p));
     }
   }
-  if (auto e = build_level(L->d); !e.empty()) throw Bad{e};
+  if (auto e = build_level(level); !e.empty()) throw Bad{e};
+}
+
+namespace {
+
+void define_level(Fields& f, ojson& out) {
+  const std::string name = text(f.required("name"), "name");
+  auto L = std::make_shared<StoredLevel>();
+  read_level(f, L->d);
+  std::size_t total = 0;
+  for (const auto& r : L->d.rooms) total += r.mesh.triangles.size();
   out["status"] = "ok";
   out["rooms"] = L->d.rooms.size();
   out["triangles"] = total;

@@ -74,6 +74,26 @@ WorldBody<S> parse_body(const json& j, const std::string& path) {
   return b;
 }
 
+/// The motions of a world_step line: an object of body ID to {pose?, linear_velocity, angular_velocity}.
+template <class S>
+std::vector<BodyMotion<S>> parse_motions(const json& j, const std::string& path) {
+  if (!j.is_object()) throw Bad{path + ": expected an object of body ID to motion"};
+  std::vector<BodyMotion<S>> motions;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string at = path + "." + it.key();
+    Fields f(it.value(), at);
+    BodyMotion<S> m;
+    m.body = it.key();
+    if (const json* p = f.optional("pose")) m.motion.pose = parse_pose(*p, f.at("pose")).cast<S>();
+    else m.use_stored_pose = true;
+    m.motion.linear_velocity = vec(f.required("linear_velocity"), f.at("linear_velocity")).cast<S>();
+    m.motion.angular_velocity = vec(f.required("angular_velocity"), f.at("angular_velocity")).cast<S>();
+    f.finish();
+    motions.push_back(std::move(m));
+  }
+  return motions;
+}
+
 template <class S>
 std::vector<WorldBody<S>> parse_bodies(const json& j, const std::string& path) {
   if (!j.is_array()) throw Bad{path + ": expected an array of bodies"};
@@ -82,6 +102,18 @@ std::vector<WorldBody<S>> parse_bodies(const json& j, const std::string& path) {
   for (std::size_t i = 0; i < j.size(); ++i) out.push_back(parse_body<S>(j[i], path + "." + std::to_string(i)));
   return out;
 }
+
+}  // namespace
+
+std::vector<WorldBody<double>> parse_world_bodies(const json& j, const std::string& path) {
+  return parse_bodies<double>(j, path);
+}
+
+std::vector<BodyMotion<double>> parse_world_motions(const json& j, const std::string& path) {
+  return parse_motions<double>(j, path);
+}
+
+namespace {
 
 template <class S>
 void define(const std::string& name, const json& bodies, ojson& out) {
@@ -134,19 +166,7 @@ struct StepLine {
 
 template <class S>
 void step(World<S>& w, const StepLine& line, ojson& out) {
-  std::vector<BodyMotion<S>> motions;
-  for (auto it = line.motions->begin(); it != line.motions->end(); ++it) {
-    const std::string at = "motions." + it.key();
-    Fields f(it.value(), at);
-    BodyMotion<S> m;
-    m.body = it.key();
-    if (const json* p = f.optional("pose")) m.motion.pose = parse_pose(*p, f.at("pose")).cast<S>();
-    else m.use_stored_pose = true;
-    m.motion.linear_velocity = vec(f.required("linear_velocity"), f.at("linear_velocity")).cast<S>();
-    m.motion.angular_velocity = vec(f.required("angular_velocity"), f.at("angular_velocity")).cast<S>();
-    f.finish();
-    motions.push_back(std::move(m));
-  }
+  const std::vector<BodyMotion<S>> motions = parse_motions<S>(*line.motions, "motions");
   WorldStepOptions<S> opt;
   opt.report = line.report;
   opt.target_distance = static_cast<S>(line.target);

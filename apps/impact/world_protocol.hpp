@@ -4,7 +4,10 @@
 
 #include "parse.hpp"
 
+#include <impact/world.hpp>
+
 #include <string>
+#include <vector>
 
 namespace impact::cli {
 
@@ -16,5 +19,10 @@ bool is_world_query(const std::string& query);
 /// world's). Worlds stored by `define_world` live for the rest of the process (one process per
 /// stream). A line that throws `Bad` has changed nothing.
 void answer_world_query(const std::string& query, Fields& f, bool use_float, bool precision_given, ojson& out);
+
+/// The bodies of a define_world line (an array at `path`), in double. Throws `Bad`.
+std::vector<WorldBody<double>> parse_world_bodies(const json& j, const std::string& path);
+/// The motions of a world_step line (an object of body ID to motion at `path`). Throws `Bad`.
+std::vector<BodyMotion<double>> parse_world_motions(const json& j, const std::string& path);
 
 }  // namespace impact::cli
