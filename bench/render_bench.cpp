@@ -14,6 +14,7 @@
 //
 //   cmake --build build/release --target impact_render_bench -j2 && ./build/release/bench/impact_render_bench
 #include "mesh_peers.hpp"
+#include "mesh_scenes.hpp"
 #include "render/ray_tracer.hpp"
 
 #include <impact/cast.hpp>
@@ -22,7 +23,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <random>
 
 namespace {
@@ -78,41 +78,10 @@ Scene shapes_scene() {
   return s;
 }
 
-/// The icosphere's unit vertices and triangles at `level` subdivisions (20·4^level triangles).
-void icosphere(int level, std::vector<V>& verts, std::vector<std::array<std::uint32_t, 3>>& tris) {
-  const double t = (1 + std::sqrt(5.0)) / 2;
-  verts = {V(-1, t, 0), V(1, t, 0), V(-1, -t, 0), V(1, -t, 0), V(0, -1, t), V(0, 1, t),
-           V(0, -1, -t), V(0, 1, -t), V(t, 0, -1), V(t, 0, 1), V(-t, 0, -1), V(-t, 0, 1)};
-  for (V& v : verts) v.normalize();
-  tris = {{0, 11, 5}, {0, 5, 1}, {0, 1, 7}, {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4}, {11, 10, 2}, {10, 7, 6}, {7, 1, 8},
-          {3, 9, 4}, {3, 4, 2}, {3, 2, 6}, {3, 6, 8}, {3, 8, 9}, {4, 9, 5}, {2, 4, 11}, {6, 2, 10}, {8, 6, 7}, {9, 8, 1}};
-  for (int l = 0; l < level; ++l) {
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> mid;
-    auto middle = [&](std::uint32_t a, std::uint32_t b) {
-      const auto key = std::minmax(a, b);
-      auto it = mid.find(key);
-      if (it != mid.end()) return it->second;
-      verts.push_back(V((verts[a] + verts[b]).normalized()));
-      return mid[key] = std::uint32_t(verts.size() - 1);
-    };
-    std::vector<std::array<std::uint32_t, 3>> next;
-    for (const auto& f : tris) {
-      const std::uint32_t a = middle(f[0], f[1]), b = middle(f[1], f[2]), c = middle(f[2], f[0]);
-      next.push_back({f[0], a, c});
-      next.push_back({f[1], b, a});
-      next.push_back({f[2], c, b});
-      next.push_back({a, b, c});
-    }
-    tris = std::move(next);
-  }
-}
-
 /// The scene's shapes as triangles (see the file's comment).
 impact_bench::MeshDesc tessellate(const Scene& s) {
   impact_bench::MeshDesc m;
-  std::vector<V> ico;
-  std::vector<std::array<std::uint32_t, 3>> ico_tris;
-  icosphere(kIcoLevel, ico, ico_tris);
+  const impact_scenes::MeshData ico = impact_scenes::icosphere(kIcoLevel, 1.0);  // unit directions
   auto put = [&](const V& p) {
     m.vertices.push_back({float(p.x()), float(p.y()), float(p.z())});
     return std::uint32_t(m.vertices.size() - 1);
@@ -134,13 +103,13 @@ impact_bench::MeshDesc tessellate(const Scene& s) {
     } else {
       const V c = it.pose.apply(impact::interior_point(it.shape));
       const double r = 2 * (impact::bounding_radius(it.shape) + 1);
-      for (const V& d : ico) {
+      for (const V& d : ico.vertices) {
         impact::RayCastOptions<double> opt;
         opt.max_lambda = 1;
         const auto h = impact::ray_cast(it.shape, it.pose, impact::Ray<double>{V(c + r * d), V(-2 * r * d)}, opt);
         put(h.status == impact::Status::hit ? h.point : c);
       }
-      for (const auto& f : ico_tris) m.triangles.push_back({base + f[0], base + f[1], base + f[2]});
+      for (const auto& f : ico.triangles) m.triangles.push_back({base + f[0], base + f[1], base + f[2]});
     }
   }
   return m;
@@ -153,13 +122,12 @@ struct Fixture {
   std::vector<impact_bench::SegmentDesc> rays;
   int pixel_diff = 0;
   Fixture() {
-    // The renderer's camera model (render/ray_tracer.hpp): pixel centres, vertical field of view.
+    // The renderer's own camera rays, one per pixel centre.
     const auto& c = scene.camera;
-    const V f = (c.look_at - c.position).normalized(), r = f.cross(c.up).normalized(), up = r.cross(f);
-    const double t = std::tan(c.fov_degrees * M_PI / 360.0), aspect = double(kWidth) / kHeight;
+    const impact::render::CameraFrame camera(scene);
     for (int y = 0; y < kHeight; ++y)
       for (int x = 0; x < kWidth; ++x) {
-        const V d = (f + (2 * (x + 0.5) / kWidth - 1) * t * aspect * r + (1 - 2 * (y + 0.5) / kHeight) * t * up).normalized() * 200.0;
+        const V d = camera.ray(x + 0.5, y + 0.5) * 200.0;
         rays.push_back({{float(c.position.x()), float(c.position.y()), float(c.position.z())}, {float(d.x()), float(d.y()), float(d.z())}});
       }
     const impact::render::Image img = impact::render::render(scene, {.threads = 1});

@@ -17,17 +17,13 @@
 namespace impact::cli {
 namespace {
 
-struct Item {
-  std::string name;
-  Shape<double> shape;
-  Pose<double> pose;
-};
-
 Quat<double> axis_angle(double angle, Vec3<double> axis) {
   return Quat<double>(Eigen::AngleAxis<double>(angle, axis.normalized()));
 }
 
-std::vector<Item> scene() {
+}  // namespace
+
+std::vector<DemoShape> demo_shapes() {
   std::vector<Vec3<double>> sphere_points;
   std::mt19937 rng(7);
   std::normal_distribution<double> g;
@@ -36,7 +32,7 @@ std::vector<Item> scene() {
   auto box = std::make_shared<const Shape<double>>(Box<double>{Vec3<double>(0.4, 0.3, 0.2)});
   auto ball = std::make_shared<const Shape<double>>(Sphere<double>{0.15});
   // Laid out on a ring so that neighbours are close and some pairs overlap.
-  std::vector<Item> items = {
+  std::vector<DemoShape> items = {
       {"point", Point<double>{}, {}},
       {"sphere", Sphere<double>{0.7}, {}},
       {"box", Box<double>{Vec3<double>(0.6, 0.4, 0.3)}, {}},
@@ -57,6 +53,18 @@ std::vector<Item> scene() {
   return items;
 }
 
+DemoBullet demo_bullet() {
+  DemoBullet d;
+  d.bullet = Sphere<double>{0.05};
+  d.wall = Box<double>{Vec3<double>(0.01, 1.0, 1.0)};
+  d.start.position = Vec3<double>(-2.0, 0.1, -0.2);
+  d.wall_pose.rotation = axis_angle(0.3, Vec3<double>(0, 0, 1));
+  d.velocity = Vec3<double>(4.0, 0.05, 0.0);
+  return d;
+}
+
+namespace {
+
 template <class F>
 double ns_per_call(int reps, F&& f) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -69,7 +77,7 @@ double ns_per_call(int reps, F&& f) {
 
 int run_demo(const DemoOptions& options, std::ostream& out) {
   char line[256];
-  auto items = scene();
+  auto items = demo_shapes();
   out << "impact demo — GJK distance between a shape of every type (double and float)\n\n";
   out << "Scene: " << items.size() << " shapes on a ring of radius 2.2, each turned differently:\n";
   for (const auto& it : items) {
@@ -87,8 +95,8 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
   for (int i = 0; i < n; ++i) {
     for (int step : {1, 2, n / 2}) {
       if (step == n / 2 && i >= n / 2) continue;
-      const Item& a = items[i];
-      const Item& b = items[(i + step) % n];
+      const DemoShape& a = items[i];
+      const DemoShape& b = items[(i + step) % n];
       const auto r = distance(a.shape, a.pose, b.shape, b.pose);
       const double td = ns_per_call(reps, [&] { sink = sink + distance(a.shape, a.pose, b.shape, b.pose).distance; });
       const auto af = convert_shape<float>(a.shape), bf = convert_shape<float>(b.shape);
@@ -103,8 +111,8 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
 
   // A slowly moving pair: the cache carries the simplex from one step to the next.
   out << "\nWarm start: hull128 sliding past the box in 200 small steps\n";
-  const Item& hb = items[8];
-  const Item& bx = items[2];
+  const DemoShape& hb = items[8];
+  const DemoShape& bx = items[2];
   GjkCache<double> cache;
   int cold_iters = 0, warm_iters = 0;
   double max_diff = 0;
@@ -126,8 +134,8 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
   int hits = 0, total = 0;
   double t_int = 0;
   for (int i = 0; i < n; ++i) {
-    const Item& a = items[i];
-    const Item& b = items[(i + 1) % n];
+    const DemoShape& a = items[i];
+    const DemoShape& b = items[(i + 1) % n];
     const auto r = intersect(a.shape, a.pose, b.shape, b.pose);
     hits += r.status == Status::intersecting;
     ++total;
@@ -140,13 +148,11 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
   // t = 0 and behind it at t = 1, so overlap tests at the two ends see nothing.
   out << "\nLinear cast: a sphere of radius 0.05 crossing 4 units in one step through a wall 0.02 thick\n";
   {
-    const Shape<double> bullet = Sphere<double>{0.05};
-    const Shape<double> wall = Box<double>{Vec3<double>(0.01, 1.0, 1.0)};
-    Pose<double> pb, pw;
-    pb.position = Vec3<double>(-2.0, 0.1, -0.2);
-    pw.position = Vec3<double>(0.0, 0.0, 0.0);
-    pw.rotation = axis_angle(0.3, Vec3<double>(0, 0, 1));
-    const Vec3<double> vel(4.0, 0.05, 0.0), still = Vec3<double>::Zero();
+    const DemoBullet d = demo_bullet();
+    const Shape<double>& bullet = d.bullet;
+    const Shape<double>& wall = d.wall;
+    const Pose<double> pb = d.start, pw = d.wall_pose;
+    const Vec3<double> vel = d.velocity, still = Vec3<double>::Zero();
     Pose<double> pend = pb;
     pend.position += vel;
     const auto start = intersect(bullet, pb, wall, pw), end = intersect(bullet, pend, wall, pw);
@@ -173,7 +179,7 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
                     h.normal.x(), h.normal.y(), h.normal.z(), h.iterations, ns);
       out << line;
     }
-    Ray<double> ray{Vec3<double>(-2.0, 0.1, -0.2), vel};
+    Ray<double> ray{pb.position, vel};
     const auto r = ray_cast(wall, pw, ray);
     std::snprintf(line, sizeof line, "  ray (the bullet's centre)  %s at lambda %.9f, normal (%7.4f, %7.4f, %7.4f)\n",
                   std::string(to_string(r.status)).c_str(), r.lambda, r.normal.x(), r.normal.y(), r.normal.z());

@@ -32,7 +32,7 @@ using render::Color;
 using render::Scene;
 using V = Vec3<double>;
 
-const Color kOrange(0.93f, 0.55f, 0.25f), kBlue(0.30f, 0.55f, 0.85f), kRed(0.85f, 0.10f, 0.10f),
+const Color kOrange(0.93f, 0.55f, 0.25f), kBlue(0.30f, 0.55f, 0.85f), kRed = render::kMarkerColor,
     kGrey(0.75f, 0.74f, 0.72f);
 
 Quat<double> turn(double angle, const V& axis) { return Quat<double>(Eigen::AngleAxis<double>(angle, axis.normalized())); }
@@ -49,49 +49,27 @@ void add_floor(Scene& s, double z, double half) { s.add_shape(Box<double>{V(half
 
 Scene shapes_scene() {
   Scene s;
-  std::mt19937 rng(7);
-  std::normal_distribution<double> g;
-  std::vector<V> pts;
-  for (int i = 0; i < 128; ++i) pts.push_back(V(g(rng), g(rng), g(rng)).normalized() * 0.8);
-  const Shape<double> hull = Hull<double>::build(pts).hull;
-  auto box = std::make_shared<const Shape<double>>(Box<double>{V(0.4, 0.3, 0.2)});
-  auto ball = std::make_shared<const Shape<double>>(Sphere<double>{0.15});
-  const std::vector<Shape<double>> shapes = {
-      Sphere<double>{0.7},
-      Box<double>{V(0.6, 0.4, 0.3)},
-      Capsule<double>{0.3, 0.6},
-      Cylinder<double>{0.5, 0.4},
-      Cone<double>{0.5, 0.6},
-      Triangle<double>{V(-0.6, -0.4, 0), V(0.7, -0.3, 0.1), V(0, 0.6, 0)},
-      hull,
-      MinkowskiShape<double>{box, ball},
-  };
-  const int n = int(shapes.size());
-  for (int i = 0; i < n; ++i) {
-    const double t = 2 * M_PI * i / n;
-    s.add_shape(shapes[i], at(V(2.4 * std::cos(t), 2.4 * std::sin(t), 0.9), turn(0.7 * i + 0.3, V(1, 0.5 * i, 2 - i * 0.1))),
-                render::palette(i));
-  }
-  add_floor(s, 0, 6);
-  s.camera.position = V(5.5, -7.5, 5.5);
-  s.camera.look_at = V(0, 0, 0.6);
+  int i = 0;
+  for (const DemoShape& d : demo_shapes()) s.add_shape(d.shape, d.pose, render::palette(i++));  // a point and a segment are not seen
+  add_floor(s, -1.2, 6);
+  s.camera.position = V(5.5, -7.5, 5.0);
+  s.camera.look_at = V(0, 0, -0.2);
   return s;
 }
 
 Scene bullet_scene(std::ostream& out) {
   Scene s;
-  const Shape<double> bullet = Sphere<double>{0.05}, wall = Box<double>{V(0.01, 1.0, 1.0)};
-  const Pose<double> pw = at(V(0, 0, 0), turn(0.3, V(0, 0, 1)));
+  const DemoBullet d = demo_bullet();
   Motion<double> mb;
-  mb.pose = at(V(-2.0, 0.1, -0.2));
-  mb.linear_velocity = V(4.0, 0.05, 0.0);
-  const CastHit<double> h = shape_cast(bullet, mb.pose, mb.linear_velocity, wall, pw, V(V::Zero()));
-  s.add_shape(wall, pw, kBlue);
+  mb.pose = d.start;
+  mb.linear_velocity = d.velocity;
+  const CastHit<double> h = shape_cast(d.bullet, mb.pose, mb.linear_velocity, d.wall, d.wall_pose, V(V::Zero()));
+  s.add_shape(d.wall, d.wall_pose, kBlue);
   // Where a discrete engine looks: the step's two ends (faded), then the cast's answer (opaque).
-  s.add_shape(bullet, mb.at(0), kOrange, 0.35f);
-  s.add_shape(bullet, mb.at(1), kOrange, 0.35f);
+  s.add_shape(d.bullet, mb.at(0), kOrange, 0.35f);
+  s.add_shape(d.bullet, mb.at(1), kOrange, 0.35f);
   if (h.status == Status::hit) {
-    s.add_shape(bullet, mb.at(h.toi), kOrange);
+    s.add_shape(d.bullet, mb.at(h.toi), kOrange);
     s.add_marker(h.point_b, -h.normal, 0.02, kRed);
   }
   // The path: a thin rod from start to end.
@@ -110,27 +88,20 @@ Scene bullet_scene(std::ostream& out) {
 
 Scene blade_scene(std::ostream& out) {
   Scene s;
-  const Shape<double> blade = Box<double>{V(1.5, 0.04, 0.04)}, ball = Sphere<double>{0.05};
-  Motion<double> mb;
-  mb.angular_velocity = V(0, 0, 2 * M_PI * 2.5);
-  mb.pose.rotation = turn(-0.5 * 2 * M_PI * 2.5, V::UnitZ());
-  Motion<double> mf;
-  mf.pose.position = V(0.9, 0.0, -1.0);
-  mf.linear_velocity = V(0, 0, 2.0);
-  mf.angular_velocity = V(3, -2, 1);
+  const DemoBlade d = demo_blade();
   ToiOptions<double> paper;
   paper.paper_acceptance = true;
-  const ToiHit<double> missed = time_of_impact(blade, mb, ball, mf, paper);
-  const ToiHit<double> h = time_of_impact(blade, mb, ball, mf);
+  const ToiHit<double> missed = time_of_impact(d.blade, d.blade_motion, d.ball, d.ball_motion, paper);
+  const ToiHit<double> h = time_of_impact(d.blade, d.blade_motion, d.ball, d.ball_motion);
   const double end = h.status == Status::hit ? h.toi : 1.0;
   // The blade's disc: faded copies over the step up to the contact.
-  for (int k = 0; k < 24; ++k) s.add_shape(blade, mb.at(end * k / 24.0), kBlue, 0.12f);
-  s.add_shape(blade, mb.at(end), kBlue);
+  for (int k = 0; k < 24; ++k) s.add_shape(d.blade, d.blade_motion.at(end * k / 24.0), kBlue, 0.12f);
+  s.add_shape(d.blade, d.blade_motion.at(end), kBlue);
   std::vector<double> times;
   for (int k = 0; k < 6; ++k) times.push_back(end * k / 6.0);
   times.push_back(end);
-  s.add_path(ball, mf, times, kOrange);
-  s.add_shape(ball, mf.at(1.0), kOrange, 0.3f);  // where the step ends (the paper's test looks here)
+  s.add_path(d.ball, d.ball_motion, times, kOrange);
+  s.add_shape(d.ball, d.ball_motion.at(1.0), kOrange, 0.3f);  // where the step ends (the paper's test looks here)
   if (h.status == Status::hit) s.add_marker(h.point_b, -h.normal, 0.025, kRed);
   add_floor(s, -1.3, 3);
   s.camera.position = V(2.6, -3.4, 1.9);
@@ -240,22 +211,8 @@ Scene falling_pieces_scene(std::ostream& out) {
     double stop = 1.0;
     for (const auto& e : r.events)
       if (e.status == Status::hit && (e.a == motions[i].body || e.b == motions[i].body)) stop = std::min(stop, double(e.toi));
-    const WorldBody<double>& b = bodies[i + 1];
-    const Color c = render::palette(i);
-    for (double t : {0.0, stop}) {
-      const Pose<double> p = motions[i].motion.at(t);
-      const float opacity = t == stop ? 1.0f : 0.25f;
-      if (b.kind == BodyKind::convex) {
-        s.add_shape(b.shape, p, c, opacity);
-      } else {
-        for (const auto& part : b.parts) {
-          Pose<double> q;
-          q.position = p.apply(part.pose.position);
-          q.rotation = (p.rotation * part.pose.rotation).normalized();
-          s.add_shape(part.shape, q, c, opacity);
-        }
-      }
-    }
+    s.add_body(bodies[i + 1], motions[i].motion.at(0.0), render::palette(i), 0.25f);
+    s.add_body(bodies[i + 1], motions[i].motion.at(stop), render::palette(i));
   }
   for (const auto& e : r.events)
     if (e.status == Status::hit) {

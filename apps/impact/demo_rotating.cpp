@@ -14,21 +14,30 @@
 
 namespace impact::cli {
 
+DemoBlade demo_blade() {
+  DemoBlade d;
+  d.blade = Box<double>{Vec3<double>(1.5, 0.04, 0.04)};
+  d.ball = Sphere<double>{0.05};
+  // The blade turns about z and points along x at t = 0.5.
+  d.blade_motion.angular_velocity = Vec3<double>(0, 0, 2 * M_PI * 2.5);
+  d.blade_motion.pose.rotation = Quat<double>(Eigen::AngleAxis<double>(-0.5 * 2 * M_PI * 2.5, Vec3<double>::UnitZ()));
+  d.ball_motion.pose.position = Vec3<double>(0.9, 0.0, -1.0);
+  d.ball_motion.linear_velocity = Vec3<double>(0, 0, 2.0);
+  d.ball_motion.angular_velocity = Vec3<double>(3, -2, 1);
+  return d;
+}
+
 void run_rotating_demo(int reps, std::ostream& out) {
   char line[256];
   volatile double sink = 0;
   out << "\nRotation: a blade 3 long and 0.08 thick turning 2.5 turns in the step; a ball of radius 0.05\n"
          "crosses its disc at 2 units per step. At t = 0 and t = 1 the ball is a unit above and below\n"
          "the blade, so the plane between them separates both ends: the paper's test accepts [0, 1].\n";
-  const Shape<double> blade = Box<double>{Vec3<double>(1.5, 0.04, 0.04)};
-  const Shape<double> ball = Sphere<double>{0.05};
-  Motion<double> mb;  // the blade turns about z and points along x at t = 0.5
-  mb.angular_velocity = Vec3<double>(0, 0, 2 * M_PI * 2.5);
-  mb.pose.rotation = Quat<double>(Eigen::AngleAxis<double>(-0.5 * 2 * M_PI * 2.5, Vec3<double>::UnitZ()));
-  Motion<double> mf;
-  mf.pose.position = Vec3<double>(0.9, 0.0, -1.0);
-  mf.linear_velocity = Vec3<double>(0, 0, 2.0);
-  mf.angular_velocity = Vec3<double>(3, -2, 1);
+  const DemoBlade d = demo_blade();
+  const Shape<double>& blade = d.blade;
+  const Shape<double>& ball = d.ball;
+  const Motion<double>& mb = d.blade_motion;
+  const Motion<double>& mf = d.ball_motion;
   auto run = [&](const char* name, ToiMethod method, bool paper) {
     ToiOptions<double> opt;
     opt.method = method;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <impact/level.hpp>
+#include <impact/toi.hpp>
 
 #include <iosfwd>
 #include <string>
@@ -11,6 +12,30 @@ namespace impact::cli {
 
 /// Time of impact under rotation: a spinning blade and a fast ball, and the paper's statistics.
 void run_rotating_demo(int repetitions, std::ostream& out);
+
+/// A shape of the demo's ring (demo.cpp): one of every type, at varied poses.
+struct DemoShape {
+  std::string name;
+  Shape<double> shape;
+  Pose<double> pose;
+};
+std::vector<DemoShape> demo_shapes();
+
+/// The bullet and the thin wall (demo.cpp): the bullet moves by `velocity` over the step from
+/// `start`; the wall stays.
+struct DemoBullet {
+  Shape<double> bullet, wall;
+  Pose<double> start, wall_pose;
+  Vec3<double> velocity = Vec3<double>::Zero();
+};
+DemoBullet demo_bullet();
+
+/// The spinning blade and the ball (demo_rotating.cpp).
+struct DemoBlade {
+  Shape<double> blade, ball;
+  Motion<double> blade_motion, ball_motion;
+};
+DemoBlade demo_blade();
 
 /// The level of the level demo: `rooms` rooms of 8 × 8 × 4 in a row along x, a doorway and a
 /// portal in every shared wall (demo_level.cpp).

@@ -113,6 +113,13 @@ std::vector<BodyMotion<double>> parse_world_motions(const json& j, const std::st
   return parse_motions<double>(j, path);
 }
 
+WorldReport parse_world_report(const json& v, const std::string& path) {
+  const std::string s = text(v, path);
+  if (s == "pairs") return WorldReport::pairs;
+  if (s == "bodies") return WorldReport::bodies;
+  throw Bad{path + ": expected \"pairs\" or \"bodies\", got '" + s + "'"};
+}
+
 namespace {
 
 template <class S>
@@ -215,12 +222,7 @@ void answer_world_query(const std::string& q, Fields& f, bool use_float, bool pr
     StepLine line;
     line.motions = &f.required("motions");
     if (!line.motions->is_object()) throw Bad{"motions: expected an object of body ID to motion"};
-    if (const json* v = f.optional("report")) {
-      const std::string s = text(*v, "report");
-      if (s == "pairs") line.report = WorldReport::pairs;
-      else if (s == "bodies") line.report = WorldReport::bodies;
-      else throw Bad{"report: expected \"pairs\" or \"bodies\", got '" + s + "'"};
-    }
+    if (const json* v = f.optional("report")) line.report = parse_world_report(*v, "report");
     if (const json* v = f.optional("target_distance")) line.target = size(*v, "target_distance");
     if (const json* v = f.optional("tolerance")) {
       line.tolerance = size(*v, "tolerance");

@@ -24,5 +24,7 @@ void answer_world_query(const std::string& query, Fields& f, bool use_float, boo
 std::vector<WorldBody<double>> parse_world_bodies(const json& j, const std::string& path);
 /// The motions of a world_step line (an object of body ID to motion at `path`). Throws `Bad`.
 std::vector<BodyMotion<double>> parse_world_motions(const json& j, const std::string& path);
+/// A world_step line's `report` at `path`: "pairs" or "bodies". Throws `Bad`.
+WorldReport parse_world_report(const json& v, const std::string& path);
 
 }  // namespace impact::cli

@@ -37,6 +37,11 @@ struct Pose {
   }
   /// The identity pose.
   static Pose identity() { return {}; }
+  /// The pose of a frame placed at `inner` within this one (a compound's part in the world, from
+  /// the body's pose and the part's pose in the body); the rotation renormalised.
+  [[nodiscard]] Pose compose(const Pose& inner) const {
+    return {apply(inner.position), (rotation * inner.rotation).normalized()};
+  }
 
   /// This pose with scalar T (float <-> double).
   template <class T>

@@ -80,8 +80,7 @@ template <class S>
   m = sb.motion;
   if (p.identity) return p.shape;
   if (!sb.path.spins) {
-    m.pose.position = sb.motion.pose.rotation * p.pose.position + sb.motion.pose.position;
-    m.pose.rotation = (sb.motion.pose.rotation * p.pose.rotation).normalized();
+    m.pose = sb.motion.pose.compose(p.pose);
     return p.shape;
   }
   return p.in_body;

@@ -51,9 +51,9 @@ class ItemTree {
   explicit ItemTree(const std::vector<Box3>& boxes);
 
   /// Visits, front to back, every leaf item whose box the ray origin + λ·direction meets for λ in
-  /// [0, reach]; `hit(item, reach)` tests the item and returns true when it shortened `reach` (the
-  /// walk then prunes against the new reach). Returns early when `hit` asks to stop by setting
-  /// `stop`. Depth at most kMaxDepth (the build stops splitting there).
+  /// [0, reach]; `hit(item, reach)` tests the item and may shorten `reach` (the walk then prunes
+  /// against the new reach). Returns early once `hit` sets `stop`. Depth at most kMaxDepth (the
+  /// build stops splitting there).
   template <class HitFn>
   void walk(const Vec3<double>& origin, const Vec3<double>& direction, double& reach, bool& stop, HitFn&& hit) const;
 

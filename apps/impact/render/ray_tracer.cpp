@@ -77,26 +77,16 @@ bool cast_item(const Item& it, const Vec3<double>& o, const Vec3<double>& d, dou
 
 class Tracer {
  public:
-  explicit Tracer(const Scene& s) : scene_(s), tree_(boxes(s)) {
+  explicit Tracer(const Scene& s) : scene_(s), tree_(boxes(s)), camera_(s) {
     const Box3& b = tree_.bounds();
     scale_ = b.empty() ? 1.0 : std::max(1e-9, (b.hi - b.lo).norm());
     reach_ = 4 * scale_ + (s.camera.position - (b.empty() ? s.camera.position : Vec3<double>(0.5 * (b.lo + b.hi)))).norm();
-    const Camera& c = s.camera;
-    forward_ = (c.look_at - c.position).normalized();
-    right_ = forward_.cross(c.up).normalized();
-    up_ = right_.cross(forward_);
-    tan_half_ = std::tan(c.fov_degrees * M_PI / 360.0);
-    aspect_ = double(s.width) / double(s.height);
-    world_up_ = c.up.normalized();
+    world_up_ = s.camera.up.normalized();
     for (const Light& l : s.lights) to_light_.push_back(Vec3<double>(-l.direction.normalized()));
   }
 
-  /// The unit ray through the picture point (x, y) (pixels; (0, 0) the top-left corner).
-  [[nodiscard]] Vec3<double> direction(double x, double y) const {
-    const double sx = (2 * x / scene_.width - 1) * tan_half_ * aspect_;
-    const double sy = (1 - 2 * y / scene_.height) * tan_half_;
-    return Vec3<double>(forward_ + sx * right_ + sy * up_).normalized();
-  }
+  /// The unit ray through the picture point (x, y).
+  [[nodiscard]] Vec3<double> direction(double x, double y) const { return camera_.ray(x, y); }
 
   /// The nearest item along the ray.
   [[nodiscard]] Hit nearest(const Vec3<double>& o, const Vec3<double>& d) const {
@@ -218,8 +208,8 @@ class Tracer {
   const Scene& scene_;
   ItemTree tree_;
   double scale_ = 1, reach_ = 1;
-  Vec3<double> forward_, right_, up_, world_up_;
-  double tan_half_ = 1, aspect_ = 1;
+  CameraFrame camera_;
+  Vec3<double> world_up_;
   std::vector<Vec3<double>> to_light_;
 };
 
@@ -268,6 +258,15 @@ bool finite(const Vec3<double>& v) { return v.allFinite(); }
 
 }  // namespace
 
+CameraFrame::CameraFrame(const Scene& s)
+    : forward_((s.camera.look_at - s.camera.position).normalized()),
+      right_(forward_.cross(s.camera.up).normalized()),
+      up_(right_.cross(forward_)),
+      tan_half_(std::tan(s.camera.fov_degrees * M_PI / 360.0)),
+      aspect_(double(s.width) / double(s.height)),
+      width_(s.width),
+      height_(s.height) {}
+
 std::string check_scene(const Scene& s) {
   auto side = [](int v) { return v >= 1 && v <= Scene::kMaxSide; };
   if (!side(s.width)) return "image.width: expected 1.." + std::to_string(Scene::kMaxSide);
@@ -314,7 +313,6 @@ Image render(const Scene& scene, const RenderOptions& options, RenderStats* stat
   const int tiles_x = (w + kTile - 1) / kTile, tiles_y = (h + kTile - 1) / kTile, tiles = tiles_x * tiles_y;
   std::vector<Color> linear(std::size_t(w) * h);
   std::vector<std::uint64_t> key(std::size_t(w) * h);
-  std::vector<std::uint8_t> edge(std::size_t(w) * h, 0);
   std::atomic<std::uint64_t> primary{0}, shadow{0}, edges{0};
   Progress progress(options.progress, 2 * tiles);
   const Vec3<double> eye = scene.camera.position;

@@ -43,6 +43,24 @@ struct RenderOptions {
   bool progress = false;  ///< Draw a progress bar on standard error once a render passes 1 s.
 };
 
+/// The camera's rays: a pinhole at camera.position, vertical field of view, picture point (x, y)
+/// in pixels from the top-left corner (a pixel's centre is x + ½, y + ½).
+class CameraFrame {
+ public:
+  explicit CameraFrame(const Scene& scene);
+  /// The unit direction of the ray through picture point (x, y).
+  [[nodiscard]] Vec3<double> ray(double x, double y) const {
+    const double sx = (2 * x / width_ - 1) * tan_half_ * aspect_;
+    const double sy = (1 - 2 * y / height_) * tan_half_;
+    return Vec3<double>(forward_ + sx * right_ + sy * up_).normalized();
+  }
+
+ private:
+  Vec3<double> forward_, right_, up_;
+  double tan_half_, aspect_;
+  int width_, height_;
+};
+
 /// Renders the scene. The scene must have passed `check_scene`.
 Image render(const Scene& scene, const RenderOptions& options = {}, RenderStats* stats = nullptr);
 

@@ -18,11 +18,20 @@ void Scene::add_shape(Shape<double> shape, const Pose<double>& pose, const Color
 
 void Scene::add_path(const Shape<double>& shape, const Motion<double>& motion, std::span<const double> times,
                      const Color& color) {
-  const std::size_t n = times.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    // The last copy opaque; the earlier ones from 0.2 (oldest) up to 0.5 (the one before last).
-    const float opacity = i + 1 == n ? 1.0f : 0.2f + 0.3f * float(i) / float(std::max<std::size_t>(1, n - 1));
-    add_shape(shape, motion.at(times[i]), color, opacity);
+  for (std::size_t i = 0; i < times.size(); ++i) add_shape(shape, motion.at(times[i]), color, path_opacity(i, times.size()));
+}
+
+float path_opacity(std::size_t k, std::size_t n) {
+  return k + 1 == n ? 1.0f : 0.2f + 0.3f * float(k) / float(std::max<std::size_t>(1, n - 1));
+}
+
+void Scene::add_body(const WorldBody<double>& body, const Pose<double>& pose, const Color& color, float opacity) {
+  switch (body.kind) {
+    case BodyKind::convex: add_shape(body.shape, pose, color, opacity); break;
+    case BodyKind::compound:
+      for (const auto& part : body.parts) add_shape(part.shape, pose.compose(part.pose), color, opacity);
+      break;
+    case BodyKind::mesh: add_mesh(body.mesh, pose, color); break;
   }
 }
 

@@ -8,6 +8,7 @@
 #include <impact/mesh.hpp>
 #include <impact/shapes.hpp>
 #include <impact/toi.hpp>
+#include <impact/world.hpp>
 
 #include <Eigen/Core>
 
@@ -19,6 +20,9 @@
 namespace impact::render {
 
 using Color = Eigen::Vector3f;  ///< Linear RGB, each channel in [0, 1].
+
+/// The colour of contact markers unless a scene says otherwise.
+inline const Color kMarkerColor{0.85f, 0.10f, 0.10f};
 
 /// A pinhole camera.
 struct Camera {
@@ -75,6 +79,9 @@ struct Scene {
   /// earlier ones faded (older ones more), so the picture shows the swept path.
   void add_path(const Shape<double>& shape, const Motion<double>& motion, std::span<const double> times,
                 const Color& color);
+  /// A world body at a pose: its shape, each part of its compound, or its mesh (a mesh is always
+  /// opaque).
+  void add_body(const WorldBody<double>& body, const Pose<double>& pose, const Color& color, float opacity = 1.0f);
   /// A contact marker: a ball of radius `size` at `point` and, when `normal` is non-zero, an arrow
   /// 8·size long along it.
   void add_marker(const Vec3<double>& point, const Vec3<double>& normal, double size, const Color& color);
@@ -83,6 +90,10 @@ struct Scene {
   /// A level (drawn through level_ray_cast, so the walk through rooms and portals is what draws it).
   void add_level(std::shared_ptr<const Level<double>> level, const Color& color);
 };
+
+/// Opacity of copy k of n along a path: the last opaque, the earlier ones from 0.2 (the oldest)
+/// up to 0.5 (the one before last).
+float path_opacity(std::size_t k, std::size_t n);
 
 /// The colour of the i-th body of a scene that colours bodies by index (a fixed palette).
 Color palette(std::size_t i);

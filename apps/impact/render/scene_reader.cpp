@@ -64,14 +64,6 @@ Motion<double> motion_of(const cli::Motion& m) {
   return out;
 }
 
-/// The pose `inner` (in the frame of `outer`) in the world.
-Pose<double> compose(const Pose<double>& outer, const Pose<double>& inner) {
-  Pose<double> p;
-  p.position = outer.apply(inner.position);
-  p.rotation = (outer.rotation * inner.rotation).normalized();
-  return p;
-}
-
 /// The marker size for points of a scene whose things are about `size` across.
 double marker_size(double size) { return std::max(1e-6, 0.025 * size); }
 
@@ -85,15 +77,17 @@ void add_query(Scene& scene, const json& q, Fields& f, const std::string& at) {
   const std::vector<double> times = times_in(f, {0.0, 0.25, 0.5, 0.75});
   const Color ca = color_or(f, "color_a", Color(0.93f, 0.55f, 0.25f));
   const Color cb = color_or(f, "color_b", Color(0.30f, 0.55f, 0.85f));
-  const Color cm = color_or(f, "marker_color", Color(0.85f, 0.1f, 0.1f));
+  const Color cm = color_or(f, "marker_color", kMarkerColor);
   f.finish();
   const std::string kind = q.at("query").get<std::string>();
+  // The line was read whole by answer_line above: these reads cannot fail.
+  Fields qf(q, "query");
   auto vec_of = [&](const char* key) { return cli::vec(answer.at(key), key); };
   const bool has_contact = answer.contains("point_a") && answer.contains("point_b") && answer.contains("normal");
   if (kind == "distance") {
     const Shape<double> a = cli::parse_shape(q.at("a"), "a"), b = cli::parse_shape(q.at("b"), "b");
-    const Pose<double> pa = q.contains("pose_a") ? cli::parse_pose(q.at("pose_a"), "pose_a") : Pose<double>{};
-    const Pose<double> pb = q.contains("pose_b") ? cli::parse_pose(q.at("pose_b"), "pose_b") : Pose<double>{};
+    const Pose<double> pa = cli::pose_or_identity(qf, "pose_a");
+    const Pose<double> pb = cli::pose_or_identity(qf, "pose_b");
     scene.add_shape(a, pa, ca);
     scene.add_shape(b, pb, cb);
     const double size = std::max(bounding_radius(a), bounding_radius(b));
@@ -103,7 +97,7 @@ void add_query(Scene& scene, const json& q, Fields& f, const std::string& at) {
     }
   } else if (kind == "ray_cast") {
     const Shape<double> s = cli::parse_shape(q.at("shape"), "shape");
-    const Pose<double> p = q.contains("pose") ? cli::parse_pose(q.at("pose"), "pose") : Pose<double>{};
+    const Pose<double> p = cli::pose_or_identity(qf, "pose");
     const Vec3<double> o = cli::vec(q.at("origin"), "origin"), d = cli::vec(q.at("direction"), "direction");
     const double max_lambda = q.contains("max_lambda") ? cli::number(q.at("max_lambda"), "max_lambda") : 1.0;
     scene.add_shape(s, p, cb);
@@ -124,8 +118,8 @@ void add_query(Scene& scene, const json& q, Fields& f, const std::string& at) {
     const Shape<double> a = cli::parse_shape(q.at("a"), "a"), b = cli::parse_shape(q.at("b"), "b");
     Motion<double> ma, mb;
     if (kind == "shape_cast") {
-      ma.pose = q.contains("pose_a") ? cli::parse_pose(q.at("pose_a"), "pose_a") : Pose<double>{};
-      mb.pose = q.contains("pose_b") ? cli::parse_pose(q.at("pose_b"), "pose_b") : Pose<double>{};
+      ma.pose = cli::pose_or_identity(qf, "pose_a");
+      mb.pose = cli::pose_or_identity(qf, "pose_b");
       ma.linear_velocity = cli::vec(q.at("velocity_a"), "velocity_a");
       mb.linear_velocity = cli::vec(q.at("velocity_b"), "velocity_b");
     } else {
@@ -160,12 +154,7 @@ void add_world(Scene& scene, const json& wj, const std::string& at) {
   std::vector<BodyMotion<double>> motions;
   if (mj) motions = cli::parse_world_motions(*mj, f.at("motions"));
   WorldStepOptions<double> opt;
-  if (const json* v = f.optional("report")) {
-    const std::string s = cli::text(*v, f.at("report"));
-    if (s == "pairs") opt.report = WorldReport::pairs;
-    else if (s == "bodies") opt.report = WorldReport::bodies;
-    else throw Bad{f.at("report") + ": expected \"pairs\" or \"bodies\""};
-  }
+  if (const json* v = f.optional("report")) opt.report = cli::parse_world_report(*v, f.at("report"));
   if (const json* v = f.optional("target_distance")) opt.target_distance = cli::size(*v, f.at("target_distance"));
   const std::vector<double> times = times_in(f, {0.0, 0.5, 1.0});
   bool markers = true;
@@ -197,21 +186,12 @@ void add_world(Scene& scene, const json& wj, const std::string& at) {
       if (m->use_stored_pose) motion.pose = b.pose;
     }
     const std::vector<double> body_times = m ? times : std::vector<double>{0.0};
-    for (std::size_t k = 0; k < body_times.size(); ++k) {
-      const float opacity = k + 1 == body_times.size() ? 1.0f : 0.2f + 0.3f * float(k) / float(std::max<std::size_t>(1, body_times.size() - 1));
-      const Pose<double> p = motion.at(body_times[k]);
-      if (b.kind == BodyKind::convex) {
-        scene.add_shape(b.shape, p, c, opacity);
-      } else if (b.kind == BodyKind::compound) {
-        for (const auto& part : b.parts) scene.add_shape(part.shape, compose(p, part.pose), c, opacity);
-      } else {
-        scene.add_mesh(b.mesh, p, c);
-      }
-    }
+    for (std::size_t k = 0; k < body_times.size(); ++k)
+      scene.add_body(b, motion.at(body_times[k]), c, path_opacity(k, body_times.size()));
   }
   if (markers)
     for (const auto& e : step.events)
-      if (e.status == Status::hit) scene.add_marker(e.point_a, e.normal, marker_size(size), Color(0.85f, 0.1f, 0.1f));
+      if (e.status == Status::hit) scene.add_marker(e.point_a, e.normal, marker_size(size), kMarkerColor);
 }
 
 void add_object(Scene& scene, const json& o, const std::string& at, const std::string& base_dir) {
@@ -235,7 +215,8 @@ void add_object(Scene& scene, const json& o, const std::string& at, const std::s
     add_world(scene, *world, f.at("world"));
     return;
   }
-  const Color color = color_or(f, "color", Color(0.78f, 0.78f, 0.76f));
+  // Markers are red unless told otherwise; everything else light grey.
+  const Color color = color_or(f, "color", marker ? kMarkerColor : Color(0.78f, 0.78f, 0.76f));
   if (shape) {
     const Shape<double> s = cli::parse_shape(*shape, f.at("shape"));
     if (const json* mv = f.optional("motion")) {
@@ -304,9 +285,8 @@ void add_object(Scene& scene, const json& o, const std::string& at, const std::s
       size = cli::size(*v, f.at("size"));
       if (!(size > 0)) throw Bad{f.at("size") + ": must be positive"};
     }
-    const Color c = f.optional("color") ? color : Color(0.85f, 0.1f, 0.1f);
     f.finish();
-    scene.add_marker(p, n, size, c);
+    scene.add_marker(p, n, size, color);
   }
 }
 
