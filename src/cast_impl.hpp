@@ -4,6 +4,7 @@
 // the method's template from src/cast/).
 #include <impact/cast.hpp>
 
+#include "cast/box_box_sat_cast.hpp"
 #include "cast/conservative_advancement.hpp"
 #include "cast/contact_refinement.hpp"
 #include "cast/cylinder_pair_cast.hpp"
@@ -303,6 +304,11 @@ CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& v
     const auto* ca = std::get_if<Cylinder<S>>(&a.variant());
     const auto* cb = std::get_if<Cylinder<S>>(&b.variant());
     if (ca && cb && cylinder_pair_cast<S>(*ca, pose_a, velocity_a, *cb, pose_b, velocity_b, opt, out)) return settled(out);
+    const auto* ba = std::get_if<Box<S>>(&a.variant());
+    const auto* bb = std::get_if<Box<S>>(&b.variant());
+    if (ba && bb && opt.target_distance == S(0) &&
+        box_box_sat_cast<S>(*ba, pose_a, velocity_a, *bb, pose_b, velocity_b, opt, out))
+      return out;
   }
   const Transform<S> ta(pose_a), tb(pose_b);
   const Transform<S> b_in_a = ta.relative(tb);

@@ -75,7 +75,9 @@ struct ShapeCastOptions {
   /// from its centre against the other shape grown by the radii and the target, solved by
   /// `ray_cast`'s closed forms where the other shape has one (sphere, capsule, box, rounded box,
   /// and for a point also cylinder, cone and hull): exact time, normal and points, no
-  /// iterations. False runs the GJK ray cast on every pair.
+  /// iterations. Two boxes at target distance 0 are cast by the separating axis test under
+  /// linear motion (cast/box_box_sat_cast.hpp): exact time, the entering axis as the normal, the
+  /// touching features' points. False runs the GJK ray cast on every pair.
   bool closed_form = true;
 };
 
