@@ -18,6 +18,8 @@
 //   axis: the face axes decide);
 // - shapes within the tolerance of each other at t = 0, or a hit within the tolerance of t = 0
 //   (initially_overlapping or not is the GJK path's test);
+// - a sweep that passes within the tolerance without a clear contact (a miss is answered only when
+//   the intervals stay apart with every radius grown by the tolerance: a graze is GJK's);
 // - contact points that the features give further apart than the tolerance.
 #include <impact/cast.hpp>
 
@@ -63,11 +65,15 @@ struct Sweep {
   int kind = -1;                             ///< 0: A's face `i`, 1: B's face `j`, 2: edges `i`, `j`
   int i = 0, j = 0;
   double q = 0;                              ///< L·d on that axis
+  /// The common interval with every radius grown by the tolerance: when it is empty (or outside
+  /// [0, 1]) some axis separates the boxes by more than the tolerance at every time, a proven miss.
+  double near_first = -std::numeric_limits<double>::infinity();
+  double near_last = std::numeric_limits<double>::infinity();
   bool apart_at_start = false;               ///< some axis separates the boxes at t = 0 by more than tol
   bool ill_conditioned = false;              ///< a nearly parallel edge pair: let GJK answer
 };
 
-/// Sweeps the 15 axes; stops early once the common interval is empty. The projected radii use
+/// Sweeps the 15 axes; stops early once the grown interval is empty (a proven miss). The projected radii use
 /// |rot| entries as in Gottschalk, Lin & Manocha's test (B's axes are orthonormal up to rounding).
 inline Sweep sweep(const Pair& s, double tol) {
   Sweep w;
@@ -80,24 +86,27 @@ inline Sweep sweep(const Pair& s, double tol) {
   auto axis = [&](double p, double q, double r, double l2, int kind, int i, int j) __attribute__((always_inline)) {
     const double gap0 = std::abs(p) - r;  // the separation at t = 0 along L, times |L|
     if (gap0 > 0 && gap0 * gap0 > tol * tol * l2) w.apart_at_start = true;
-    double t0, t1;
+    const double grown = r + tol;  // at least r + tol·|L| (|L| ≤ 1): apart by more than tol outside
     if (q == 0) {
-      if (gap0 <= 0) return;
-      t0 = std::numeric_limits<double>::infinity(), t1 = -t0;
-    } else {
-      t0 = (-r - p) / q, t1 = (r - p) / q;
-      if (t0 > t1) std::swap(t0, t1);
+      if (gap0 > 0) w.last = -std::numeric_limits<double>::infinity();
+      if (std::abs(p) > grown) w.near_last = -std::numeric_limits<double>::infinity();
+      return;
     }
+    const double inv = 1 / q;  // one division per axis (rounding: an ulp or two of the time)
+    double t0 = (-r - p) * inv, t1 = (r - p) * inv, u0 = (-grown - p) * inv, u1 = (grown - p) * inv;
+    if (q < 0) std::swap(t0, t1), std::swap(u0, u1);
     if (t0 > w.first) w.first = t0, w.kind = kind, w.i = i, w.j = j, w.q = q;
     if (kind < 2 && t0 > face.first) face.first = t0, face.kind = kind, face.i = i, face.j = j, face.q = q;
     w.last = std::min(w.last, t1);
+    w.near_first = std::max(w.near_first, u0);
+    w.near_last = std::min(w.near_last, u1);
   };
-  for (int i = 0; i < 3 && w.first <= w.last; ++i) axis(s.centre[i], s.d[i], s.ha[i] + s.hb.dot(ab.row(i)), 1, 0, i, 0);
-  for (int j = 0; j < 3 && w.first <= w.last; ++j)
+  for (int i = 0; i < 3 && w.near_first <= w.near_last; ++i) axis(s.centre[i], s.d[i], s.ha[i] + s.hb.dot(ab.row(i)), 1, 0, i, 0);
+  for (int j = 0; j < 3 && w.near_first <= w.near_last; ++j)
     axis(s.centre.dot(rot.col(j)), s.d.dot(rot.col(j)), s.ha.dot(ab.col(j)) + s.hb[j], 1, 1, 0, j);
-  for (int i = 0; i < 3 && w.first <= w.last; ++i) {
+  for (int i = 0; i < 3 && w.near_first <= w.near_last; ++i) {
     const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
-    for (int j = 0; j < 3 && w.first <= w.last; ++j) {
+    for (int j = 0; j < 3 && w.near_first <= w.near_last; ++j) {
       const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
       Vec3<double> l = Vec3<double>::Zero();  // e_i × b_j
       l[i1] = -rot(i2, j);
@@ -205,12 +214,14 @@ bool box_box_sat_cast(const Box<S>& box_a, const Pose<S>& pose_a, const Vec3<S>&
                ta.rotation.transpose() * (velocity_b.template cast<double>() - velocity_a.template cast<double>())};
   const double tol = double(opt.tolerance);
   const box_sat::Sweep w = box_sat::sweep(s, tol);
-  if (w.ill_conditioned || !w.apart_at_start) return false;
-  if (w.first > w.last || w.first > 1 || w.last < 0) {
+  if (w.near_first > w.near_last || w.near_first > 1 || w.near_last < 0) {
     out = CastHit<S>{};
     out.status = Status::miss;
     return true;
   }
+  // A graze within the tolerance (the exact intervals may or may not meet: rounding decides),
+  // or shapes within the tolerance at t = 0.
+  if (w.ill_conditioned || !w.apart_at_start || w.first > w.last || w.first > 1 || w.last < 0) return false;
   if (w.first * s.d.norm() <= tol) return false;  // apart at t = 0 yet touching within tol of it
   const S toi = detail::time_below<S>(w.first);
   const double t = double(toi);

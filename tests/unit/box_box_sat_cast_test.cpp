@@ -118,6 +118,25 @@ TYPED_TEST(BoxBoxSatCast, VertexOnFaceClosedForm) {
   EXPECT_NEAR((c.point_b.template cast<double>() - V(0.2, -0.3, 1)).norm(), 0, 8 * eps_len<S>());
 }
 
+TYPED_TEST(BoxBoxSatCast, PointThroughAPlateOfZeroThicknessIsAHit) {
+  using S = TypeParam;
+  // Every axis interval of a point against a plate's normal is a single instant: rounding may
+  // make the common interval empty by an ulp, which must not be answered as a miss (a bullet
+  // through a thin wall). The point crosses z = 0 at t = 0.5, inside the plate.
+  for (const double x : {0.3, 0.999, -0.7}) {
+    const CastHit<S> c = cast<S>(Vec3<S>(1, 1, 0), pose<S>(V::Zero()), V::Zero(), Vec3<S>(0, 0, 0),
+                                 pose<S>(V(x, 0.2, 1)), V(0, 0, -2));
+    ASSERT_EQ(c.status, Status::hit) << "x " << x;
+    EXPECT_LE(double(c.toi), 0.5 + 1e-15);
+    EXPECT_GE(double(c.toi), 0.5 - double(ShapeCastOptions<S>{}.tolerance));
+  }
+  // The same plate passed beside, 2 tolerances off its edge: a miss.
+  const double off = 1 + 2 * double(ShapeCastOptions<S>{}.tolerance);
+  const CastHit<S> m = cast<S>(Vec3<S>(1, 1, 0), pose<S>(V::Zero()), V::Zero(), Vec3<S>(0, 0, 0),
+                               pose<S>(V(off, 0.2, 1)), V(0, 0, -2));
+  EXPECT_EQ(m.status, Status::miss);
+}
+
 /// One random pair: boxes of half extents 0.2–1.5 (`flat`: one of B's is 0), A near the origin
 /// drifting, B 3–6 away aimed near A. `turns`: rotations are multiples of 90° (parallel edges).
 template <class S>
