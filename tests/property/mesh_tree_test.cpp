@@ -65,7 +65,7 @@ void check_level(const Level& L, const MeshBuildOptions& build, std::uint64_t se
     return V(S(L.centre.x() + L.extent * u(rng)), S(L.centre.y() + L.extent * u(rng)), S(L.centre.z() + L.extent * u(rng)));
   };
   int rays = 0, ray_hits = 0, spheres = 0, sphere_hits = 0;
-  for (int i = 0; i < scenes::battery(1500); ++i) {
+  for (int i = 0; i < scenes::heavy_battery(1500); ++i) {
     const V o = point();
     const V d = V(point() - o);
     const BackFaces bf = i % 2 ? BackFaces::collide : BackFaces::ignore;

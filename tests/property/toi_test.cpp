@@ -256,10 +256,10 @@ void random_battery(ToiMethod method, int cases) {
   }
 }
 
-TEST(TimeOfImpact, RandomCasesExtrusionDouble) { random_battery<double>(ToiMethod::extrusion_brent, scenes::battery(1500)); }
-TEST(TimeOfImpact, RandomCasesExtrusionFloat) { random_battery<float>(ToiMethod::extrusion_brent, scenes::battery(1500)); }
-TEST(TimeOfImpact, RandomCasesAdvancementDouble) { random_battery<double>(ToiMethod::conservative_advancement, scenes::battery(600)); }
-TEST(TimeOfImpact, RandomCasesAdvancementFloat) { random_battery<float>(ToiMethod::conservative_advancement, scenes::battery(600)); }
+TEST(TimeOfImpact, RandomCasesExtrusionDouble) { random_battery<double>(ToiMethod::extrusion_brent, scenes::heavy_battery(1500)); }
+TEST(TimeOfImpact, RandomCasesExtrusionFloat) { random_battery<float>(ToiMethod::extrusion_brent, scenes::heavy_battery(1500)); }
+TEST(TimeOfImpact, RandomCasesAdvancementDouble) { random_battery<double>(ToiMethod::conservative_advancement, scenes::heavy_battery(600)); }
+TEST(TimeOfImpact, RandomCasesAdvancementFloat) { random_battery<float>(ToiMethod::conservative_advancement, scenes::heavy_battery(600)); }
 
 /// A long thin box turning about its centre and a small body crossing its disc fast.
 template <class S>
