@@ -23,6 +23,7 @@
 // - contact points that the features give further apart than the tolerance.
 #include <impact/cast.hpp>
 
+#include "detail/closed_form.hpp"
 #include "detail/promote.hpp"
 
 #include <algorithm>
@@ -187,15 +188,9 @@ inline void edge_contact(const Pair& s, const Vec3<double>& centre, int i, int j
   Vec3<double> pb = centre;
   for (int m = 0; m < 3; ++m)
     if (m != j) pb -= (s.rot.col(m).dot(n) > 0 ? 1.0 : -1.0) * s.hb[m] * s.rot.col(m);
-  const Vec3<double> v = s.rot.col(j);
-  // Minimise |w + x·e_i − y·v| over x ∈ [−ha_i, ha_i], y ∈ [−hb_j, hb_j] (non-parallel edges).
-  const Vec3<double> w = pa - pb;
-  const double b = v[i], dd = w[i], e = v.dot(w);
-  double x = std::clamp((b * e - dd) / (1 - b * b), -s.ha[i], s.ha[i]);
-  const double y = std::clamp(e + x * b, -s.hb[j], s.hb[j]);
-  x = std::clamp(y * b - dd, -s.ha[i], s.ha[i]);
-  on_a = pa + x * Vec3<double>::Unit(i);
-  on_b = pb + y * v;
+  const Vec3<double> u = s.ha[i] * Vec3<double>::Unit(i), v = s.hb[j] * s.rot.col(j);
+  detail::closest_segments<double>(Vec3<double>(pa - u), Vec3<double>(pa + u), Vec3<double>(pb - v),
+                                   Vec3<double>(pb + v), on_a, on_b);
 }
 
 }  // namespace box_sat
