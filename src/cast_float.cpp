@@ -6,7 +6,8 @@ namespace impact {
 #define IMPACT_INSTANTIATE(S)                                                                                       \
   template RayHit<S> ray_cast<S>(const Shape<S>&, const Pose<S>&, const Ray<S>&, const RayCastOptions<S>&);        \
   template CastHit<S> shape_cast<S>(const Shape<S>&, const Pose<S>&, const Vec3<S>&, const Shape<S>&, const Pose<S>&, \
-                                    const Vec3<S>&, const ShapeCastOptions<S>&);
+                                    const Vec3<S>&, const ShapeCastOptions<S>&);      \
+  template class RayTarget<S>;
 IMPACT_INSTANTIATE(float)
 #undef IMPACT_INSTANTIATE
 

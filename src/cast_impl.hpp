@@ -103,20 +103,32 @@ bool closed_form_ray(const detail::Core<S>& core, const Vec3<C>& s, const Vec3<C
   return false;
 }
 
+namespace {
+
+/// The field of the shape or the pose that `ray_cast` refuses, or "".
 template <class S>
-RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray, const RayCastOptions<S>& opt) {
+std::string placement_error(const Shape<S>& shape, const Pose<S>& pose) {
+  if (detail::shape_ok(shape) && detail::pose_ok(pose)) return {};
+  if (auto e = validate(shape); !e.empty()) return "shape." + e;
+  if (auto e = validate(pose); !e.empty()) return "pose." + e;
+  return {};
+}
+
+/// The field of the ray or the options that `ray_cast` refuses, or "".
+template <class S>
+std::string ray_error(const Ray<S>& ray, const RayCastOptions<S>& opt) {
+  if (detail::point_ok(ray.origin) && detail::point_ok(ray.direction) && detail::size_ok(opt.max_lambda)) return {};
+  if (auto e = detail::check_vector(ray.origin, "origin"); !e.empty()) return e;
+  if (auto e = detail::check_vector(ray.direction, "direction"); !e.empty()) return e;
+  return check_scalar(opt.max_lambda, "max_lambda", false);
+}
+
+/// The ray cast proper, on checked inputs: the shape placed by `tf` (local to world) and `rt`
+/// (its rotation transposed).
+template <class S>
+RayHit<S> ray_cast_placed(const Shape<S>& shape, const Transform<S>& tf, const Mat3<S>& rt, const Ray<S>& ray,
+                          const RayCastOptions<S>& opt) {
   RayHit<S> out;
-  if (!detail::shape_ok(shape) || !detail::pose_ok(pose) || !detail::point_ok(ray.origin) ||
-      !detail::point_ok(ray.direction) || !detail::size_ok(opt.max_lambda)) {
-    if (auto e = validate(shape); !e.empty()) out.error = "shape." + e;
-    else if (auto e = validate(pose); !e.empty()) out.error = "pose." + e;
-    else if (auto e = detail::check_vector(ray.origin, "origin"); !e.empty()) out.error = e;
-    else if (auto e = detail::check_vector(ray.direction, "direction"); !e.empty()) out.error = e;
-    else out.error = check_scalar(opt.max_lambda, "max_lambda", false);
-    return out;
-  }
-  const Transform<S> tf(pose);
-  const Mat3<S> rt = tf.rotation.transpose();
   const Vec3<S> s = rt * (ray.origin - tf.translation);
   const Vec3<S> r = rt * ray.direction;
   const Vec3<S> axis = opt.separating_axis ? Vec3<S>(rt * *opt.separating_axis) : Vec3<S>::Zero();
@@ -213,6 +225,31 @@ RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray
     *opt.separating_axis = tf.rotation * res.normal;
   }
   return out;
+}
+
+}  // namespace
+
+template <class S>
+RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray, const RayCastOptions<S>& opt) {
+  if (auto e = placement_error(shape, pose); !e.empty()) return RayHit<S>{.error = std::move(e)};
+  if (auto e = ray_error(ray, opt); !e.empty()) return RayHit<S>{.error = std::move(e)};
+  const Transform<S> tf(pose);
+  return ray_cast_placed(shape, tf, Mat3<S>(tf.rotation.transpose()), ray, opt);
+}
+
+template <class S>
+RayTarget<S>::RayTarget(const Shape<S>& shape, const Pose<S>& pose)
+    : shape_(&shape), error_(placement_error(shape, pose)) {
+  if (!error_.empty()) return;
+  frame_ = Transform<S>(pose);
+  to_local_ = frame_.rotation.transpose();
+}
+
+template <class S>
+RayHit<S> RayTarget<S>::cast(const Ray<S>& ray, const RayCastOptions<S>& opt) const {
+  if (!error_.empty()) return RayHit<S>{.error = error_};
+  if (auto e = ray_error(ray, opt); !e.empty()) return RayHit<S>{.error = std::move(e)};
+  return ray_cast_placed(*shape_, frame_, to_local_, ray, opt);
 }
 
 /// The closed-form cast of a ball X (a sphere or a point: its centre is its local origin) against

@@ -56,6 +56,27 @@ template <class S>
 [[nodiscard]] RayHit<S> ray_cast(const Shape<S>& shape, const Pose<S>& pose, const Ray<S>& ray,
                                  const RayCastOptions<S>& options = {});
 
+/// A shape at a pose, prepared for many rays (a renderer's items, a sensor's targets): the shape
+/// and the pose are checked and the pose's matrices built once, so that `cast` pays only for the
+/// ray. Each `cast(ray, options)` answers bit for bit as `ray_cast(shape, pose, ray, options)`.
+/// The shape is not copied: it must outlive the target.
+template <class S>
+class RayTarget {
+ public:
+  RayTarget(const Shape<S>& shape, const Pose<S>& pose);
+  /// Casts `ray` against the shape at its pose.
+  [[nodiscard]] RayHit<S> cast(const Ray<S>& ray, const RayCastOptions<S>& options = {}) const;
+  /// "" when the shape and the pose are valid; otherwise the field, as `ray_cast` names it, that
+  /// every cast then reports with invalid_input.
+  [[nodiscard]] const std::string& error() const { return error_; }
+
+ private:
+  const Shape<S>* shape_;
+  Transform<S> frame_;  ///< Local to world.
+  Mat3<S> to_local_;    ///< frame_.rotation transposed.
+  std::string error_;
+};
+
 /// Linear cast methods.
 enum class CastMethod {
   gjk_raycast,               ///< GJK ray cast on the CSO (van den Bergen 2004, Algorithm 3).

@@ -5,6 +5,7 @@
 // The silhouettes are computed here independently: the camera's documented model (a pinhole,
 // vertical field of view, pixel (x, y) sampled at its centre x + ½, y + ½ from the top-left) and
 // closed-form ray tests for spheres (a quadratic) and boxes (slabs in the box's frame).
+#include "render/item_tree.hpp"
 #include "render/ray_tracer.hpp"
 #include "render/scene_reader.hpp"
 
@@ -14,6 +15,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <vector>
+#include <algorithm>
+#include <limits>
 
 namespace {
 
@@ -261,6 +265,105 @@ TEST(Render, PixelsDoNotDependOnTheThreadCount) {
     for (int x = 0; x < s.width; ++x) background += one.pixel(x, y)[2] == one.pixel(0, 0)[2];
   EXPECT_GT(background, 100);
   EXPECT_LT(background, s.width * s.height - 1000);
+}
+
+/// The exact slab test: whether origin + λ·d meets the box for some λ in [0, reach], and where
+/// it enters (computed with division, independently of the walk's reciprocals and lanes).
+bool meets(const impact::render::Box3& b, const V& o, const V& d, double reach, double& enter) {
+  double t0 = 0, t1 = reach;
+  for (int k = 0; k < 3; ++k) {
+    if (d[k] == 0) {
+      if (o[k] < b.lo[k] || o[k] > b.hi[k]) return false;
+      continue;
+    }
+    double a = (b.lo[k] - o[k]) / d[k], c = (b.hi[k] - o[k]) / d[k];
+    if (a > c) std::swap(a, c);
+    t0 = std::max(t0, a);
+    t1 = std::min(t1, c);
+  }
+  enter = t0;
+  return t0 <= t1;
+}
+
+TEST(Render, ItemTreeWalkVisitsEveryBoxTheRayMeetsAndFindsTheNearest) {
+  // Random boxes (clusters, thin slabs, boxes sharing planes with axis-aligned rays) and rays:
+  // a walk with a fixed reach visits every box the exact slab test says the ray meets (and may
+  // visit a few more: its reciprocals round); a walk that shrinks the reach to each box's entry
+  // finds the nearest entry of all.
+  std::mt19937_64 rng(2011);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int met = 0, total = 0;
+  for (int scene = 0; scene < 40; ++scene) {
+    const int n = 1 + scene * 7;
+    std::vector<impact::render::Box3> boxes(static_cast<std::size_t>(n));
+    for (auto& b : boxes) {
+      const V c(4 * u(rng), 4 * u(rng), 4 * u(rng));
+      V h(0.05 + 0.5 * std::abs(u(rng)), 0.05 + 0.5 * std::abs(u(rng)), 0.05 + 0.5 * std::abs(u(rng)));
+      if (u(rng) > 0.8) h[rng() % 3] = 0;  // a flat box
+      b.lo = c - h;
+      b.hi = c + h;
+      if (u(rng) > 0.9) b.lo.x() = b.hi.x() = 1.0;  // boxes on one plane
+    }
+    const impact::render::ItemTree tree(boxes);
+    for (int r = 0; r < 200; ++r, ++total) {
+      V o(6 * u(rng), 6 * u(rng), 6 * u(rng));
+      V d = (V(2 * u(rng), 2 * u(rng), 2 * u(rng)) - o).normalized();
+      if (r % 5 == 0) d = V::Unit(int(rng() % 3)) * (u(rng) > 0 ? 1.0 : -1.0);  // along an axis
+      if (r % 10 == 1) {
+        d = V(0, u(rng), u(rng)).normalized();  // in the plane x = 1 the flat boxes share
+        o.x() = 1.0;
+      }
+      std::vector<int> seen(std::size_t(n), 0);
+      double reach = 20;
+      bool stop = false;
+      tree.walk(o, d, reach, stop, [&](std::uint32_t id, double&) { ++seen[id]; });
+      double nearest = 1e300;
+      for (int i = 0; i < n; ++i) {
+        double enter = 0;
+        const bool m = meets(boxes[std::size_t(i)], o, d, 20, enter);
+        ASSERT_LE(seen[std::size_t(i)], 1) << scene << "/" << r << ": box " << i << " visited twice";
+        if (m) {
+          ASSERT_EQ(seen[std::size_t(i)], 1) << scene << "/" << r << ": box " << i << " met but not visited";
+          nearest = std::min(nearest, enter);
+          ++met;
+        }
+      }
+      double shrinking = 20;
+      double found = 1e300;
+      tree.walk(o, d, shrinking, stop, [&](std::uint32_t id, double& reach_now) {
+        double enter = 0;
+        if (meets(boxes[id], o, d, reach_now, enter) && enter < reach_now) {
+          found = std::min(found, enter);
+          reach_now = enter;
+        }
+      });
+      if (nearest < 1e300) {
+        ASSERT_EQ(found, nearest) << scene << "/" << r;
+      } else {
+        ASSERT_EQ(found, 1e300) << scene << "/" << r;
+      }
+    }
+  }
+  EXPECT_GT(met, total / 2);  // most rays meet some box
+}
+
+TEST(Render, SrgbBytesFollowTheFormula) {
+  // The renderer's table lookup against the IEC 61966-2-1 formula evaluated here in double, on a
+  // fine grid over [−0.1, 1.1]: equal except where the formula lands within 1e-4 of a rounding
+  // boundary (there float and double evaluations may round apart).
+  int checked = 0;
+  for (int i = 0; i <= 1200000; ++i) {
+    const float x = float(-0.1 + 1.2 * i / 1200000.0);
+    const double c = std::clamp(double(x), 0.0, 1.0);
+    const double v = 255 * (c <= 0.0031308 ? 12.92 * c : 1.055 * std::pow(c, 1 / 2.4) - 0.055);
+    if (std::abs(v - std::floor(v) - 0.5) < 1e-4) continue;
+    ASSERT_EQ(int(impact::render::srgb_byte(x)), int(std::lround(v))) << x;
+    ++checked;
+  }
+  EXPECT_GT(checked, 1190000);
+  EXPECT_EQ(impact::render::srgb_byte(std::numeric_limits<float>::quiet_NaN()), 0);
+  EXPECT_EQ(impact::render::srgb_byte(-std::numeric_limits<float>::infinity()), 0);
+  EXPECT_EQ(impact::render::srgb_byte(std::numeric_limits<float>::infinity()), 255);
 }
 
 TEST(Render, PngRoundTrip) {

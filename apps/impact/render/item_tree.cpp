@@ -46,6 +46,61 @@ ItemTree::ItemTree(const std::vector<Box3>& boxes) {
   nodes_.reserve(2 * ids.size());
   order_.reserve(ids.size());
   build(ids, 0, ids.size(), boxes, 0);
+  wide_.reserve(nodes_.size() / 2 + 1);
+  wide_.emplace_back();
+  collapse(0, 0);
+}
+
+/// Collapses binary node `b` into wide node `w`: the inner node with the largest surface among the
+/// slots is replaced by its two children until the four slots are full or only leaves remain
+/// (a leaf root takes one slot); inner slots become wide nodes in turn.
+void ItemTree::collapse(std::uint32_t b, std::uint32_t w) {
+  std::uint32_t slots[kWidth];
+  int n = 0;
+  auto second_of = [&](std::uint32_t i) { return nodes_[i].second; };
+  if (nodes_[b].count > 0) {
+    slots[n++] = b;
+  } else {
+    slots[n++] = b + 1;
+    slots[n++] = second_of(b);
+  }
+  while (n < kWidth) {
+    int best = -1;
+    for (int i = 0; i < n; ++i)
+      if (nodes_[slots[i]].count == 0 && (best < 0 || nodes_[slots[i]].box.area() > nodes_[slots[best]].box.area())) best = i;
+    if (best < 0) break;
+    const std::uint32_t open = slots[best];
+    slots[best] = open + 1;
+    slots[n++] = second_of(open);
+  }
+  std::uint32_t inner[kWidth];
+  int ninner = 0;
+  for (int i = 0; i < kWidth; ++i) {
+    WideNode& N = wide_[w];
+    if (i >= n) {
+      for (int k = 0; k < 3; ++k) {
+        N.lo[k][i] = std::numeric_limits<double>::infinity();
+        N.hi[k][i] = -std::numeric_limits<double>::infinity();
+      }
+      N.child[i] = WideNode::kEmpty;
+      N.count[i] = 0;
+      continue;
+    }
+    const Node& c = nodes_[slots[i]];
+    for (int k = 0; k < 3; ++k) {
+      N.lo[k][i] = c.box.lo[k];
+      N.hi[k][i] = c.box.hi[k];
+    }
+    N.count[i] = c.count;
+    if (c.count > 0) {
+      N.child[i] = c.first;
+    } else {
+      N.child[i] = static_cast<std::uint32_t>(wide_.size());
+      wide_.emplace_back();
+      inner[ninner++] = static_cast<std::uint32_t>(i);
+    }
+  }
+  for (int j = 0; j < ninner; ++j) collapse(slots[inner[j]], wide_[w].child[inner[j]]);
 }
 
 std::uint32_t ItemTree::build(std::vector<std::uint32_t>& ids, std::size_t lo, std::size_t hi,
@@ -65,7 +120,7 @@ std::uint32_t ItemTree::build(std::vector<std::uint32_t>& ids, std::size_t lo, s
     for (std::size_t i = lo; i < hi; ++i) order_.push_back(ids[i]);
     return index;
   };
-  if (n <= 2 || depth >= kMaxDepth) return make_leaf();
+  if (n <= 1 || depth >= kMaxDepth) return make_leaf();
   // Binned surface-area heuristic over the centres (16 bins per axis).
   constexpr int kBins = 16;
   int best_axis = -1, best_split = 0;
@@ -119,7 +174,6 @@ std::uint32_t ItemTree::build(std::vector<std::uint32_t>& ids, std::size_t lo, s
     mid = static_cast<std::size_t>(std::partition(ids.begin() + lo, ids.begin() + hi, left_of) - ids.begin());
     if (mid == lo || mid == hi) mid = lo + n / 2;
   }
-  nodes_[index].axis = static_cast<std::uint8_t>(best_axis);
   build(ids, lo, mid, boxes, depth + 1);
   const std::uint32_t second = build(ids, mid, hi, boxes, depth + 1);
   nodes_[index].second = second;

@@ -14,10 +14,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <mutex>
 
 namespace impact::render {
@@ -36,12 +39,14 @@ struct Hit {
 };
 
 /// One cast against one item, closer than `reach` (a unit-length direction: λ is a distance).
-bool cast_item(const Item& it, const Vec3<double>& o, const Vec3<double>& d, double reach, Hit& out) {
+/// `target` is the item's shape at its pose, prepared once per picture (convex items).
+bool cast_item(const Item& it, const RayTarget<double>& target, const Vec3<double>& o, const Vec3<double>& d,
+               double reach, Hit& out) {
   switch (it.kind) {
     case Item::Kind::convex: {
       RayCastOptions<double> opt;
       opt.max_lambda = reach;
-      const RayHit<double> h = ray_cast(it.shape, it.pose, Ray<double>{o, d}, opt);
+      const RayHit<double> h = target.cast(Ray<double>{o, d}, opt);
       // A ray starting inside a shape (initially_overlapping) does not see it; a capped cast
       // (max_iterations) gives only a lower bound: neither is drawn.
       if (h.status != Status::hit || !(h.lambda < reach)) return false;
@@ -78,6 +83,8 @@ bool cast_item(const Item& it, const Vec3<double>& o, const Vec3<double>& d, dou
 class Tracer {
  public:
   explicit Tracer(const Scene& s) : scene_(s), tree_(boxes(s)), camera_(s) {
+    targets_.reserve(s.items.size());
+    for (const Item& it : s.items) targets_.emplace_back(it.shape, it.pose);
     const Box3& b = tree_.bounds();
     scale_ = b.empty() ? 1.0 : std::max(1e-9, (b.hi - b.lo).norm());
     reach_ = 4 * scale_ + (s.camera.position - (b.empty() ? s.camera.position : Vec3<double>(0.5 * (b.lo + b.hi)))).norm();
@@ -95,7 +102,7 @@ class Tracer {
     bool stop = false;
     tree_.walk(o, d, reach, stop, [&](std::uint32_t id, double& r) {
       Hit h;
-      if (cast_item(scene_.items[id], o, d, r, h)) {
+      if (cast_item(scene_.items[id], targets_[id], o, d, r, h)) {
         h.item = int(id);
         best = h;
         r = h.lambda;
@@ -112,7 +119,7 @@ class Tracer {
       const Item& it = scene_.items[id];
       if (it.opacity < 1.0f || !it.casts_shadow) return;  // faded copies cast no shadow
       Hit h;
-      if (cast_item(it, o, d, r, h)) stop = true;
+      if (cast_item(it, targets_[id], o, d, r, h)) stop = true;
     });
     return stop;
   }
@@ -135,7 +142,7 @@ class Tracer {
     tree_.walk(o, d, reach, stop, [&](std::uint32_t id, double& r) {
       const Item& it = scene_.items[id];
       Hit h;
-      if (!cast_item(it, o, d, r, h)) return;
+      if (!cast_item(it, targets_[id], o, d, r, h)) return;
       h.item = int(id);
       if (it.opacity >= 1.0f) {
         opaque = h;
@@ -206,6 +213,7 @@ class Tracer {
     return b;
   }
   const Scene& scene_;
+  std::vector<RayTarget<double>> targets_;  ///< Each item's shape at its pose (used for convex items).
   ItemTree tree_;
   double scale_ = 1, reach_ = 1;
   CameraFrame camera_;
@@ -213,11 +221,50 @@ class Tracer {
   std::vector<Vec3<double>> to_light_;
 };
 
-std::uint8_t srgb(float linear) {
+/// The sRGB byte of a linear intensity by its formula (IEC 61966-2-1).
+std::uint8_t srgb_formula(float linear) {
   const float c = std::clamp(linear, 0.0f, 1.0f);
   const float s = c <= 0.0031308f ? 12.92f * c : 1.055f * std::pow(c, 1.0f / 2.4f) - 0.055f;
   return static_cast<std::uint8_t>(std::lround(s * 255.0f));
 }
+
+}  // namespace
+
+/// The formula's byte by a table and one comparison. below[b] is the least float whose byte is
+/// b or more (found once by bisection over the floats of [0, 1], where the formula never
+/// decreases); first[i] is the byte at i/4096. The formula's steepest slope is 0.8 byte per 1/4096
+/// (at the foot of its power segment), so inside one such bin the byte is first[i] or one more. A
+/// picture's every pixel goes through here: the formula's pow was 2% of a render, a search of the
+/// 256 thresholds 9%.
+std::uint8_t srgb_byte(float linear) {
+  constexpr int kBins = 4096;
+  struct Table {
+    std::array<float, 257> below{};
+    std::array<std::uint8_t, kBins> first{};
+  };
+  static const Table table = [] {
+    Table t;
+    for (int b = 1; b < 256; ++b) {
+      std::uint32_t lo = 0, hi = std::bit_cast<std::uint32_t>(1.0f);  // formula(1) = 255 ≥ b
+      while (lo < hi) {
+        const std::uint32_t mid = lo + (hi - lo) / 2;
+        if (srgb_formula(std::bit_cast<float>(mid)) >= b) hi = mid;
+        else lo = mid + 1;
+      }
+      t.below[std::size_t(b)] = std::bit_cast<float>(lo);
+    }
+    t.below[0] = -std::numeric_limits<float>::infinity();
+    t.below[256] = std::numeric_limits<float>::infinity();
+    for (int i = 0; i < kBins; ++i) t.first[std::size_t(i)] = srgb_formula(float(i) / kBins);
+    return t;
+  }();
+  if (!(linear >= 0.0f)) return 0;  // negative or NaN
+  if (linear >= 1.0f) return 255;
+  const int b = table.first[std::size_t(linear * float(kBins))];  // exact: a power of two
+  return static_cast<std::uint8_t>(b + (table.below[std::size_t(b) + 1] <= linear));
+}
+
+namespace {
 
 /// A progress bar on standard error, drawn once the render has run a second and only on a
 /// terminal; one thread draws at a time, the others do not wait for it.
@@ -311,8 +358,16 @@ Image render(const Scene& scene, const RenderOptions& options, RenderStats* stat
   const Tracer tracer(scene);
   const int w = scene.width, h = scene.height, s = scene.samples;
   const int tiles_x = (w + kTile - 1) / kTile, tiles_y = (h + kTile - 1) / kTile, tiles = tiles_x * tiles_y;
-  std::vector<Color> linear(std::size_t(w) * h);
-  std::vector<std::uint64_t> key(std::size_t(w) * h);
+  // The picture is written in place: pass 1 writes every pixel, pass 2 rewrites the edge pixels.
+  // The keys (what each pixel saw) are kept only when pass 2 needs them.
+  Image img;
+  img.width = w;
+  img.height = h;
+  img.rgb.resize(std::size_t(w) * h * 3);
+  auto put = [&](std::size_t i, const Color& c) {
+    for (int k = 0; k < 3; ++k) img.rgb[3 * i + std::size_t(k)] = srgb_byte(c[k]);
+  };
+  std::vector<std::uint64_t> key(s > 1 ? std::size_t(w) * h : 0);
   std::atomic<std::uint64_t> primary{0}, shadow{0}, edges{0};
   Progress progress(options.progress, 2 * tiles);
   const Vec3<double> eye = scene.camera.position;
@@ -331,11 +386,11 @@ Image render(const Scene& scene, const RenderOptions& options, RenderStats* stat
   arena.execute([&] {
     // Pass 1: each pixel's centre.
     for_tiles([&](int x0, int y0, int x1, int y1) {
-      std::uint64_t sh = 0;
+      std::uint64_t sh = 0, unused = 0;
       for (int y = y0; y < y1; ++y)
         for (int x = x0; x < x1; ++x) {
           const std::size_t i = std::size_t(y) * w + x;
-          linear[i] = tracer.trace(eye, tracer.direction(x + 0.5, y + 0.5), key[i], sh);
+          put(i, tracer.trace(eye, tracer.direction(x + 0.5, y + 0.5), key.empty() ? unused : key[i], sh));
         }
       primary += std::uint64_t(x1 - x0) * (y1 - y0);
       shadow += sh;
@@ -364,19 +419,13 @@ Image render(const Scene& scene, const RenderOptions& options, RenderStats* stat
           for (int sy = 0; sy < s; ++sy)
             for (int sx = 0; sx < s; ++sx) sum += tracer.trace(eye, tracer.direction(x + (sx + 0.5) / s, y + (sy + 0.5) / s), k, sh);
           rays += std::uint64_t(s) * s;
-          linear[i] = sum / float(s * s);
+          put(i, sum / float(s * s));
         }
       primary += rays;
       shadow += sh;
       edges += n_edge;
     });
   });
-  Image img;
-  img.width = w;
-  img.height = h;
-  img.rgb.resize(std::size_t(w) * h * 3);
-  for (std::size_t i = 0; i < linear.size(); ++i)
-    for (int c = 0; c < 3; ++c) img.rgb[3 * i + c] = srgb(linear[i][c]);
   if (stats) {
     stats->primary_rays = primary;
     stats->shadow_rays = shadow;

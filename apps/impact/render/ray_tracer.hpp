@@ -78,6 +78,9 @@ struct Probe {
 };
 Probe probe(const Scene& scene, double x, double y);
 
+/// The 8-bit sRGB value of a linear intensity (IEC 61966-2-1, clamped to [0, 1]; NaN gives 0).
+std::uint8_t srgb_byte(float linear);
+
 /// Writes an 8-bit RGB PNG (libpng). Returns "" or what went wrong.
 std::string write_png(const Image& image, const std::string& path);
 /// Reads a PNG as 8-bit RGB (libpng converts other formats). Returns "" or what went wrong.
