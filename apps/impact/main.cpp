@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "impact — continuous collision detection: distances, ray casts, linear shape casts and time of impact\n"
       "under rotation between convex shapes; ray, sphere and shape casts against triangle meshes; levels of\n"
-      "rooms joined by portals, with carving.\n"
+      "rooms joined by portals, with carving; worlds of many moving bodies stepped in one pass; pictures.\n"
       "Shapes: point, sphere, box, capsule, cylinder, cone, segment, triangle, hull, minkowski.\n"
       "Precision: every query runs in double (default) or float.\n"
       "The query protocol, with an example of every query: docs/protocol.md."};
@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
       "rotation; method extrusion_brent | conservative_advancement).\n"
       "Triangle meshes: define_mesh (arrays or an OBJ file), mesh_ray_cast, mesh_sphere_cast, mesh_spheres_cast,\n"
       "mesh_shape_cast. Levels: define_level, level_ray_cast, level_sphere_cast, carve.\n"
+      "Worlds (convex, compound and mesh bodies; every first contact of a step, in order): define_world,\n"
+      "world_edit (add and remove bodies), world_step (motions over the step; events by pair or body).\n"
       "Every line may carry \"id\" (echoed) and \"precision\": \"double\" | \"float\". Bad lines answer\n"
       "{\"status\": \"invalid_input\", \"error\": \"<field path>: <what is wrong>\"} and the stream goes on.\n"
       "Limits (docs/limits.md): a line of at most 32 MiB (33554432 bytes); JSON nested at most 64 levels;\n"
@@ -40,7 +42,8 @@ int main(int argc, char** argv) {
       "       '\"b\":{\"type\":\"box\",\"half_extents\":[1,1,1]},\"pose_b\":{\"position\":[3,0,0]}}' | impact query\n"
       "Every query, its fields and answers: docs/protocol.md; frames and units: docs/conventions.md.");
   auto* demo = app.add_subcommand("demo", "Run the built-in scenes (a shape of every type, the bullet and the thin wall, the\n"
-                                          "spinning blade, the level and its carve) and print results and timings.");
+                                          "spinning blade, the level and its carve) and print results and timings; with\n"
+                                          "--pictures, draw them too, and a world's falling pieces.");
   impact::cli::DemoOptions demo_options;
   demo->add_option("--repetitions", demo_options.repetitions, "Queries per pair for the timing columns")
       ->check(CLI::PositiveNumber);

@@ -82,8 +82,11 @@ struct Motion {
 Motion parse_motion(const json& j, const std::string& path);
 Pose<double> pose_or_identity(Fields& f, std::string_view key);
 
+/// A vector as a JSON array. A zero component is written 0.0, never -0.0 (x + 0.0 is +0.0 for
+/// either zero and x otherwise): a normal along an axis reads [0.0, 0.0, 1.0] whichever way its
+/// rounding went.
 void put_vec(ojson& o, const char* key, const auto& v) {
-  o[key] = {static_cast<double>(v.x()), static_cast<double>(v.y()), static_cast<double>(v.z())};
+  o[key] = {static_cast<double>(v.x()) + 0.0, static_cast<double>(v.y()) + 0.0, static_cast<double>(v.z()) + 0.0};
 }
 
 }  // namespace impact::cli

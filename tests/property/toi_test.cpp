@@ -361,7 +361,7 @@ TEST(TimeOfImpact, DemoBladePaperMissesOursFinds) {
 TEST(TimeOfImpact, ZeroRotationMatchesShapeCast) {
   Rng rng(scenes::seed_of("toi zero rotation"));
   FailureLog log;
-  for (int i = 0; i < scenes::battery(2000); ++i) {
+  for (int i = 0; i < scenes::heavy_battery(2000); ++i) {
     const Pair& p = kPairs[i % std::size(kPairs)];
     const TimedCase<double> c = random_case<double>(p.a, p.b, rng, 0.0, false);
     ToiOptions<double> opt;
@@ -442,8 +442,8 @@ void symmetry_and_far(int cases) {
   }
 }
 
-TEST(TimeOfImpact, SymmetryAndFarDouble) { symmetry_and_far<double>(scenes::battery(1500)); }
-TEST(TimeOfImpact, SymmetryAndFarFloat) { symmetry_and_far<float>(scenes::battery(1000)); }
+TEST(TimeOfImpact, SymmetryAndFarDouble) { symmetry_and_far<double>(scenes::heavy_battery(1500)); }
+TEST(TimeOfImpact, SymmetryAndFarFloat) { symmetry_and_far<float>(scenes::heavy_battery(1000)); }
 
 TEST(TimeOfImpact, InvalidInputsNameTheField) {
   Motion<double> m;

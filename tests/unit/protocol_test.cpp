@@ -45,6 +45,21 @@ TEST(Protocol, ValidDistanceHasEveryFieldAndTheClosedFormValue) {
   EXPECT_TRUE(a["iterations"].is_number_integer());
 }
 
+TEST(Protocol, ZeroComponentsAreWrittenWithoutASign) {
+  // A sphere left of a box along −x: the normal is (−1, 0, 0) exactly, and its zero components
+  // come out of the rotation as −0.0; the answer writes them 0.0 (issue 17), in both precisions.
+  for (const char* precision : {"double", "float"}) {
+    const std::string line = impact::cli::answer_line(
+        std::string(R"({"query":"distance","a":{"type":"sphere","radius":1},"b":{"type":"box","half_extents":[1,1,1]},)") +
+        R"("pose_b":{"position":[-3,0,0]},"precision":")" + precision + R"("})");
+    EXPECT_EQ(line.find("-0.0"), std::string::npos) << line;
+    const json j = json::parse(line);
+    EXPECT_EQ(j["normal"][0].get<double>(), -1.0) << line;
+    EXPECT_FALSE(std::signbit(j["normal"][1].get<double>())) << line;
+    EXPECT_FALSE(std::signbit(j["normal"][2].get<double>())) << line;
+  }
+}
+
 TEST(Protocol, FloatPrecisionComputesInFloat) {
   const json a = ask(distance_line(kSphere, kBox, R"(,"precision":"float")"));
   ASSERT_EQ(a["status"], "separated") << a.dump();
