@@ -231,8 +231,10 @@ std::string ray_cast_batch(const Shape<S>& shape, const Pose<S>& pose, Rows<S, 3
     return e;
   RayCastOptions<S> opt = options;
   opt.separating_axis = nullptr;  // one caller's slot cannot serve N queries
+  // One shape at one pose: checked and placed once (the answers are ray_cast's, bit for bit).
+  const RayTarget<S> target(shape, pose);
   for_each_query(n, batch, [&](Index i) {
-    const RayHit<S> h = ray_cast(shape, pose, Ray<S>{vec_at(origin, i), vec_at(direction, i)}, opt);
+    const RayHit<S> h = target.cast(Ray<S>{vec_at(origin, i), vec_at(direction, i)}, opt);
     put_status(out.status, i, h.status);
     put(out.lambda, i, h.lambda);
     put(out.point, i, h.point);

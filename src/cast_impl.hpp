@@ -22,14 +22,6 @@
 namespace impact {
 namespace {
 
-template <class S>
-std::string check_scalar(S x, const char* field, bool positive) {
-  if (!std::isfinite(x)) return std::string(field) + ": not finite";
-  if (x < S(0) || (positive && x == S(0))) return std::string(field) + (positive ? ": must be positive" : ": negative");
-  if (x > Tolerances<S>::max_magnitude) return std::string(field) + ": out of range";
-  return {};
-}
-
 using namespace cast_detail;
 
 /// The cast of two cores by the chosen method (A's frame for the geometry, world for the answer).
@@ -120,7 +112,7 @@ std::string ray_error(const Ray<S>& ray, const RayCastOptions<S>& opt) {
   if (detail::point_ok(ray.origin) && detail::point_ok(ray.direction) && detail::size_ok(opt.max_lambda)) return {};
   if (auto e = detail::check_vector(ray.origin, "origin"); !e.empty()) return e;
   if (auto e = detail::check_vector(ray.direction, "direction"); !e.empty()) return e;
-  return check_scalar(opt.max_lambda, "max_lambda", false);
+  return detail::check_scalar(opt.max_lambda, "max_lambda");
 }
 
 /// The ray cast proper, on checked inputs: the shape placed by `tf` (local to world) and `rt`
@@ -330,8 +322,8 @@ CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& v
       !(opt.tolerance > S(0)) || !detail::size_ok(opt.tolerance)) {
     if (auto e = detail::check_vector(velocity_a, "velocity_a"); !e.empty()) out.error = e;
     else if (auto e = detail::check_vector(velocity_b, "velocity_b"); !e.empty()) out.error = e;
-    else if (auto e = check_scalar(opt.target_distance, "target_distance", false); !e.empty()) out.error = e;
-    else out.error = check_scalar(opt.tolerance, "tolerance", true);
+    else if (auto e = detail::check_scalar(opt.target_distance, "target_distance"); !e.empty()) out.error = e;
+    else out.error = detail::check_scalar(opt.tolerance, "tolerance", true);
     return out;
   }
   if (opt.closed_form && opt.method == CastMethod::gjk_raycast) {

@@ -6,6 +6,8 @@
 // in double and then converted, so float hulls have the same combinatorics as double ones.
 #include <impact/shapes.hpp>
 
+#include "detail/validation.hpp"
+
 extern "C" {
 #include <libqhull_r/libqhull_r.h>
 }
@@ -241,8 +243,8 @@ HullBuild<double> build_double(const std::vector<V3>& pts) {
     return out;
   }
   for (std::size_t i = 0; i < pts.size(); ++i) {
-    if (!pts[i].allFinite() || pts[i].cwiseAbs().maxCoeff() > Tolerances<double>::max_magnitude) {
-      out.error = "points." + std::to_string(i) + ": non-finite or out of range";
+    if (!detail::point_ok(pts[i])) {
+      out.error = detail::check_vector(pts[i], "points." + std::to_string(i));
       return out;
     }
   }

@@ -220,8 +220,8 @@ LevelCastHit<S> level_sphere_cast(const Level<S>& L, const Vec3<S>& c, S radius,
 template <class S>
 CarveReport carve(Level<S>& L, const Vec3<S>& center, S radius) {
   CarveReport rep;
-  if (auto e = mesh_detail::check_vec(center, "center"); !e.empty()) return rep.error = e, rep;
-  if (auto e = mesh_detail::check_size(radius, "radius"); !e.empty()) return rep.error = e, rep;
+  if (auto e = detail::check_vector(center, "center"); !e.empty()) return rep.error = e, rep;
+  if (auto e = detail::check_scalar(radius, "radius"); !e.empty()) return rep.error = e, rep;
   const S rr = radius * radius;
   S reach = radius;  // the hole's extent: removed triangles may stick out of the blast sphere
   for (std::uint32_t ri = 0; ri < L.rooms.size(); ++ri) {

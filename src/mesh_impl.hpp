@@ -5,6 +5,7 @@
 #include <impact/cast.hpp>
 #include <impact/mesh.hpp>
 
+#include "detail/validation.hpp"
 #include "mesh/bin_tree_build.hpp"
 #include "mesh/bin_tree_walk.hpp"
 #include "mesh/closest_on_triangle.hpp"
@@ -27,53 +28,24 @@
 namespace impact {
 namespace mesh_detail {
 
-/// Whether every coordinate is finite and within Tolerances::max_magnitude (no string built).
-template <class S>
-bool vec_ok(const Vec3<S>& v) {
-  return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]) &&
-         std::abs(v[0]) <= Tolerances<S>::max_magnitude && std::abs(v[1]) <= Tolerances<S>::max_magnitude &&
-         std::abs(v[2]) <= Tolerances<S>::max_magnitude;
-}
-
-/// What is wrong with `v` ("field.1: not finite"), or an empty string. The field's name is
-/// copied only for an error, so a valid query builds no string.
-template <class S>
-std::string check_vec(const Vec3<S>& v, std::string_view field) {
-  if (vec_ok(v)) return {};
-  for (int i = 0; i < 3; ++i) {
-    if (!std::isfinite(v[i])) return std::string(field) + "." + std::to_string(i) + ": not finite";
-    if (std::abs(v[i]) > Tolerances<S>::max_magnitude) return std::string(field) + "." + std::to_string(i) + ": out of range";
-  }
-  return {};
-}
-
-template <class S>
-std::string check_size(S x, std::string_view field) {
-  if (!std::isfinite(x)) return std::string(field) + ": not finite";
-  if (x < S(0)) return std::string(field) + ": negative";
-  if (x > Tolerances<S>::max_magnitude) return std::string(field) + ": out of range";
-  return {};
-}
-
 /// What is wrong with a mesh or level ray query, or an empty string (checked before any early
 /// answer: a query on an empty mesh or level is refused the same way).
 template <class S>
 std::string ray_input_error(const Ray<S>& ray, const MeshRayOptions<S>& opt) {
-  if (vec_ok(ray.origin) && vec_ok(ray.direction) && opt.max_lambda >= S(0) &&
-      opt.max_lambda <= Tolerances<S>::max_magnitude) [[likely]]
+  if (detail::point_ok(ray.origin) && detail::point_ok(ray.direction) && detail::size_ok(opt.max_lambda)) [[likely]]
     return {};
-  if (auto e = check_vec(ray.origin, "origin"); !e.empty()) return e;
-  if (auto e = check_vec(ray.direction, "direction"); !e.empty()) return e;
-  return check_size(opt.max_lambda, "max_lambda");
+  if (auto e = detail::check_vector(ray.origin, "origin"); !e.empty()) return e;
+  if (auto e = detail::check_vector(ray.direction, "direction"); !e.empty()) return e;
+  return detail::check_scalar(opt.max_lambda, "max_lambda");
 }
 
 /// The same for a sphere cast.
 template <class S>
 std::string sphere_input_error(const Vec3<S>& center, S radius, const Vec3<S>& path, const MeshSphereOptions<S>& opt) {
-  if (auto e = check_vec(center, "center"); !e.empty()) return e;
-  if (auto e = check_size(radius, "radius"); !e.empty()) return e;
-  if (auto e = check_vec(path, "path"); !e.empty()) return e;
-  if (auto e = check_size(opt.buffer, "buffer"); !e.empty()) return e;
+  if (auto e = detail::check_vector(center, "center"); !e.empty()) return e;
+  if (auto e = detail::check_scalar(radius, "radius"); !e.empty()) return e;
+  if (auto e = detail::check_vector(path, "path"); !e.empty()) return e;
+  if (auto e = detail::check_scalar(opt.buffer, "buffer"); !e.empty()) return e;
   if (!std::isfinite(opt.max_toi)) return "max_toi: not finite";
   return {};
 }
@@ -86,7 +58,7 @@ template <class S>
 std::string build_mesh(TriangleMesh<S>& m, const MeshBuildOptions& opt) {
   using namespace mesh_detail;
   for (std::size_t i = 0; i < m.vertices.size(); ++i)
-    if (!vec_ok(m.vertices[i])) return check_vec(m.vertices[i], "vertices." + std::to_string(i));
+    if (!detail::point_ok(m.vertices[i])) return detail::check_vector(m.vertices[i], "vertices." + std::to_string(i));
   const std::size_t nv = m.vertices.size();
   for (std::size_t i = 0; i < m.triangles.size(); ++i)
     for (int k = 0; k < 3; ++k)
@@ -241,12 +213,11 @@ MeshCastHit<S> mesh_spheres_cast(const TriangleMesh<S>& m, std::span<const Spher
   for (std::size_t i = 0; i < spheres.size(); ++i) {
     const Vec3<S>& c = spheres[i].center;
     const S r = spheres[i].radius;
-    const bool ok = c.allFinite() && c.cwiseAbs().maxCoeff() <= Tolerances<S>::max_magnitude && std::isfinite(r) &&
-                    r >= S(0) && r <= Tolerances<S>::max_magnitude;
-    if (ok) continue;  // the field names are built only for an error: no allocation per query
+    // The field names are built only for an error: no allocation per query.
+    if (detail::point_ok(c) && detail::size_ok(r)) continue;
     const std::string f = "spheres." + std::to_string(i);
-    std::string e = check_vec(c, f + ".center");
-    if (e.empty()) e = check_size(r, f + ".radius");
+    std::string e = detail::check_vector(c, f + ".center");
+    if (e.empty()) e = detail::check_scalar(r, f + ".radius");
     return best.status = Status::invalid_input, best.error = e, best;
   }
   S limit = std::clamp(opt.max_toi, S(0), S(1));
@@ -269,10 +240,9 @@ MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& m, const Shape<S>& shape, 
   MeshCastHit<S> out;
   if (auto e = validate(shape); !e.empty()) return out.error = "shape." + e, out;
   if (auto e = validate(pose); !e.empty()) return out.error = "pose." + e, out;
-  if (auto e = check_vec(velocity, "velocity"); !e.empty()) return out.error = e, out;
-  if (auto e = check_size(opt.target_distance, "target_distance"); !e.empty()) return out.error = e, out;
-  if (auto e = check_size(opt.tolerance, "tolerance"); !e.empty()) return out.error = e, out;
-  if (!(opt.tolerance > S(0))) return out.error = "tolerance: must be positive", out;
+  if (auto e = detail::check_vector(velocity, "velocity"); !e.empty()) return out.error = e, out;
+  if (auto e = detail::check_scalar(opt.target_distance, "target_distance"); !e.empty()) return out.error = e, out;
+  if (auto e = detail::check_scalar(opt.tolerance, "tolerance", true); !e.empty()) return out.error = e, out;
   // A sphere or a point is the exact sphere cast with its radius grown by the target distance
   // (its centre is the shape's origin, so the back-face rule is the same); the GJK ray cast below
   // would answer up to its tolerance early.

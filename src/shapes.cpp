@@ -1,6 +1,8 @@
 // impact — shapes.cpp: names, validation, bounds and scalar conversion of variant shapes.
 #include <impact/shapes.hpp>
 
+#include "detail/validation.hpp"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -9,28 +11,6 @@ namespace {
 
 template <class>
 [[maybe_unused]] inline constexpr bool kAlwaysFalse = false;
-
-// Field names are built only on failure: validation runs on every query and must not allocate.
-std::string field_name(const char* field, int index) {
-  return index < 0 ? std::string(field) : std::string(field) + "." + std::to_string(index);
-}
-
-template <class S>
-std::string check_size(S x, const char* field, int index = -1) {
-  if (!std::isfinite(x)) return field_name(field, index) + ": not finite";
-  if (x < S(0)) return field_name(field, index) + ": negative";
-  if (x > Tolerances<S>::max_magnitude) return field_name(field, index) + ": out of range";
-  return {};
-}
-
-template <class S>
-std::string check_point(const Vec3<S>& p, const char* field) {
-  for (int i = 0; i < 3; ++i) {
-    if (!std::isfinite(p[i])) return std::string(field) + "." + std::to_string(i) + ": not finite";
-    if (std::abs(p[i]) > Tolerances<S>::max_magnitude) return std::string(field) + "." + std::to_string(i) + ": out of range";
-  }
-  return {};
-}
 
 }  // namespace
 
@@ -57,7 +37,7 @@ const char* shape_name(const Shape<S>& s) {
 
 template <class S>
 std::string validate(const Pose<S>& p) {
-  if (auto e = check_point(p.position, "position"); !e.empty()) return e;
+  if (auto e = detail::check_vector(p.position, "position"); !e.empty()) return e;
   const auto& q = p.rotation.coeffs();
   for (int i = 0; i < 4; ++i) {
     // Eigen stores x, y, z, w; the protocol indexes w first.
@@ -80,22 +60,22 @@ std::string validate(const Shape<S>& s) {
         if constexpr (std::is_same_v<T, Point<S>>) {
           return {};
         } else if constexpr (std::is_same_v<T, Sphere<S>>) {
-          return check_size(x.radius, "radius");
+          return detail::check_scalar(x.radius, "radius");
         } else if constexpr (std::is_same_v<T, Box<S>>) {
           for (int i = 0; i < 3; ++i)
-            if (auto e = check_size(x.half_extents[i], "half_extents", i); !e.empty()) return e;
+            if (auto e = detail::check_scalar(x.half_extents[i], "half_extents", false, i); !e.empty()) return e;
           return {};
         } else if constexpr (std::is_same_v<T, Capsule<S>> || std::is_same_v<T, Cylinder<S>> ||
                              std::is_same_v<T, Cone<S>>) {
-          if (auto e = check_size(x.radius, "radius"); !e.empty()) return e;
-          return check_size(x.half_height, "half_height");
+          if (auto e = detail::check_scalar(x.radius, "radius"); !e.empty()) return e;
+          return detail::check_scalar(x.half_height, "half_height");
         } else if constexpr (std::is_same_v<T, Segment<S>>) {
-          if (auto e = check_point(x.a, "a"); !e.empty()) return e;
-          return check_point(x.b, "b");
+          if (auto e = detail::check_vector(x.a, "a"); !e.empty()) return e;
+          return detail::check_vector(x.b, "b");
         } else if constexpr (std::is_same_v<T, Triangle<S>>) {
-          if (auto e = check_point(x.a, "a"); !e.empty()) return e;
-          if (auto e = check_point(x.b, "b"); !e.empty()) return e;
-          return check_point(x.c, "c");
+          if (auto e = detail::check_vector(x.a, "a"); !e.empty()) return e;
+          if (auto e = detail::check_vector(x.b, "b"); !e.empty()) return e;
+          return detail::check_vector(x.c, "c");
         } else if constexpr (std::is_same_v<T, Hull<S>>) {
           if (x.vertices.empty()) return "points: empty hull";
           // Vertices were checked by Hull::build; a query only checks that the hull was built.

@@ -1071,9 +1071,9 @@ ToiHit<S> time_of_impact(const Shape<S>& a, const Motion<S>& ma, const Shape<S>&
     else if (auto e = detail::check_vector(ma.angular_velocity, "motion_a.angular_velocity"); !e.empty()) out.error = e;
     else if (auto e = detail::check_vector(mb.linear_velocity, "motion_b.linear_velocity"); !e.empty()) out.error = e;
     else if (auto e = detail::check_vector(mb.angular_velocity, "motion_b.angular_velocity"); !e.empty()) out.error = e;
-    else if (!detail::size_ok(opt.target_distance)) out.error = "target_distance: negative, not finite or out of range";
-    else if (opt.max_iterations < 1) out.error = "max_iterations: must be at least 1";
-    else out.error = "tolerance: must be positive and finite";
+    else if (auto e = detail::check_scalar(opt.target_distance, "target_distance"); !e.empty()) out.error = e;
+    else if (auto e = detail::check_scalar(opt.tolerance, "tolerance", true); !e.empty()) out.error = e;
+    else out.error = "max_iterations: must be at least 1";
     return out;
   }
   detail::Core<S> ca, cb;

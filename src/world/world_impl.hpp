@@ -2,6 +2,7 @@
 // sorted events (docs/architecture.md, "How a world step flows").
 #pragma once
 
+#include "detail/validation.hpp"
 #include "world/bodies.hpp"
 #include "world/broad_phase.hpp"
 #include "world/narrow_phase.hpp"
@@ -104,15 +105,6 @@ template <class S>
 [[nodiscard]] double honoured_tolerance(double tolerance, double reach, double size) {
   const double eps = double(std::numeric_limits<S>::epsilon());
   return std::max({tolerance, double(Tolerances<S>::cast_tolerance) * 1e-2 * size, 64.0 * eps * reach});
-}
-
-template <class S>
-[[nodiscard]] std::string check_vector(const Vec3<S>& v, const std::string& at) {
-  for (int i = 0; i < 3; ++i) {
-    if (!std::isfinite(v[i])) return at + "." + std::to_string(i) + ": not finite";
-    if (std::abs(v[i]) > Tolerances<S>::max_magnitude) return at + "." + std::to_string(i) + ": out of range";
-  }
-  return {};
 }
 
 /// The box a body covers during the step, before growing by the gap.
@@ -219,12 +211,10 @@ WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const 
     out.error = std::move(e);
     return out;
   };
+  if (auto e = detail::check_scalar(options.target_distance, "target_distance"); !e.empty()) return fail(e);
+  if (auto e = detail::check_scalar(options.tolerance, "tolerance", true); !e.empty()) return fail(e);
   const double target = double(options.target_distance);
   const double tolerance = double(options.tolerance);
-  if (!std::isfinite(target) || target < 0 || target > double(Tolerances<S>::max_magnitude))
-    return fail("target_distance: must be finite and >= 0");
-  if (!std::isfinite(tolerance) || !(tolerance > 0) || tolerance > double(Tolerances<S>::max_magnitude))
-    return fail("tolerance: must be finite and > 0");
   if (options.max_iterations < 1) return fail("max_iterations: must be >= 1");
   if (options.threads < 0) return fail("threads: must be >= 0");
 
@@ -245,8 +235,8 @@ WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const 
     if (!m.use_stored_pose) {
       if (auto e = validate(m.motion.pose); !e.empty()) return fail(at + ".pose." + e);
     }
-    if (auto e = check_vector(m.motion.linear_velocity, at + ".linear_velocity"); !e.empty()) return fail(e);
-    if (auto e = check_vector(m.motion.angular_velocity, at + ".angular_velocity"); !e.empty()) return fail(e);
+    if (auto e = detail::check_vector(m.motion.linear_velocity, at + ".linear_velocity"); !e.empty()) return fail(e);
+    if (auto e = detail::check_vector(m.motion.angular_velocity, at + ".angular_velocity"); !e.empty()) return fail(e);
     StepBody<S>& s = sb[it->second];
     if (!m.use_stored_pose) s.motion.pose = m.motion.pose;
     s.motion.linear_velocity = m.motion.linear_velocity;
