@@ -103,7 +103,7 @@ std::string placement_error(const Shape<S>& shape, const Pose<S>& pose) {
   if (detail::shape_ok(shape) && detail::pose_ok(pose)) return {};
   if (auto e = validate(shape); !e.empty()) return "shape." + e;
   if (auto e = validate(pose); !e.empty()) return "pose." + e;
-  return {};
+  return detail::kAtTheEdgeOfARange;
 }
 
 /// The field of the ray or the options that `ray_cast` refuses, or "".

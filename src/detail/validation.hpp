@@ -77,7 +77,7 @@ inline std::string field_name(std::string_view field, int index = -1) {
 /// (> 0 when `positive`), at most Tolerances::max_magnitude. `index` (≥ 0) names a component.
 template <class S>
 std::string check_scalar(S x, std::string_view field, bool positive = false, int index = -1) {
-  if (std::isfinite(x) && x >= S(0) && !(positive && x == S(0)) && x <= Tolerances<S>::max_magnitude) [[likely]]
+  if (size_ok(x) && !(positive && x == S(0))) [[likely]]
     return {};
   if (!std::isfinite(x)) return field_name(field, index) + ": not finite";
   if (x < S(0) || (positive && x == S(0))) return field_name(field, index) + (positive ? ": must be positive" : ": negative");
@@ -97,6 +97,11 @@ std::string check_vector(const Vec3<S>& v, std::string_view field) {
   return {};
 }
 
+/// What a refusal says when a fast check failed but `validate` accepted every field: a value on
+/// the edge of a bound (the two are written to agree; this keeps such an input refused, not cast).
+inline constexpr const char* kAtTheEdgeOfARange =
+    "input: a size, coordinate or quaternion norm is at the edge of its accepted range";
+
 /// True when both shapes and poses are valid (fast, no allocation).
 template <class S>
 bool pair_ok(const Shape<S>& a, const Pose<S>& pa, const Shape<S>& b, const Pose<S>& pb) {
@@ -112,8 +117,7 @@ std::string validate_pair(const Shape<S>& a, const Pose<S>& pa, const Shape<S>& 
   if (auto e = validate(pa); !e.empty()) return std::string(npa) + "." + e;
   if (auto e = validate(b); !e.empty()) return std::string(nb) + "." + e;
   if (auto e = validate(pb); !e.empty()) return std::string(npb) + "." + e;
-  // Only called when pair_ok() failed: a value on the edge of a bound that validate() accepted.
-  return "input: a size, coordinate or quaternion norm is at the edge of its accepted range";
+  return kAtTheEdgeOfARange;  // only called when pair_ok() failed
 }
 
 }  // namespace impact::detail

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -102,6 +103,17 @@ constexpr int battery(int cases) { return cases / kBatteryDivisor > 0 ? cases / 
 /// sanitizers, a third of the sanitizer stage's time at a quarter) run at an eighth there.
 constexpr int heavy_battery(int cases) {
   return kBatteryDivisor == 1 ? cases : cases / (2 * kBatteryDivisor) > 0 ? cases / (2 * kBatteryDivisor) : 1;
+}
+
+/// Bitwise equality (so −0 and 0 differ, and NaN equals itself): what "bit for bit the same
+/// answer" means in the tests of batches and prepared casts.
+template <class S>
+bool same_bits(S a, S b) {
+  return std::memcmp(&a, &b, sizeof(S)) == 0;
+}
+template <class S>
+bool same_bits(const impact::Vec3<S>& a, const impact::Vec3<S>& b) {
+  return same_bits(a.x(), b.x()) && same_bits(a.y(), b.y()) && same_bits(a.z(), b.z());
 }
 
 inline std::uint64_t seed_of(const std::string& name) {

@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -71,14 +70,7 @@ Vec3<S> row(const Mat<S>& m, int i) {
 }
 
 /// Bitwise equality (so −0 and 0 differ, as they would to a caller comparing bytes).
-template <class S>
-bool same(S a, S b) {
-  return std::memcmp(&a, &b, sizeof(S)) == 0;
-}
-template <class S>
-bool same(const Vec3<S>& a, const Vec3<S>& b) {
-  return same(a.x(), b.x()) && same(a.y(), b.y()) && same(a.z(), b.z());
-}
+using scenes::same_bits;
 
 template <class S>
 Shape<S> hull_shape() {
@@ -114,8 +106,8 @@ TYPED_TEST(Batches, DistanceEqualsSingleForAnyThreadCount) {
     for (int i = 0; i < n; ++i) {
       const DistanceResult<S> r = distance(a, pose_row(pa, qa, i), b, pose_row(pb, qb, i));
       ASSERT_EQ(status[i], static_cast<std::uint8_t>(r.status)) << i;
-      ASSERT_TRUE(same(dist(i, 0), r.distance) && same(row(ptA, i), r.point_a) && same(row(ptB, i), r.point_b) &&
-                  same(row(nrm, i), r.normal))
+      ASSERT_TRUE(same_bits(dist(i, 0), r.distance) && same_bits(row(ptA, i), r.point_a) && same_bits(row(ptB, i), r.point_b) &&
+                  same_bits(row(nrm, i), r.normal))
           << "row " << i << " threads " << threads;
       separated += threads == 1 && r.status == Status::separated;
     }
@@ -144,7 +136,7 @@ TYPED_TEST(Batches, RayCastEqualsSingle) {
   for (int i = 0; i < n; ++i) {
     const RayHit<S> h = ray_cast(shape, pose, Ray<S>{row(o, i), row(d, i)}, {.max_lambda = S(2)});
     ASSERT_EQ(status[i], static_cast<std::uint8_t>(h.status)) << i;
-    ASSERT_TRUE(same(lam(i, 0), h.lambda) && same(row(pt, i), h.point)) << i;
+    ASSERT_TRUE(same_bits(lam(i, 0), h.lambda) && same_bits(row(pt, i), h.point)) << i;
     hits += h.status == Status::hit;
   }
   EXPECT_GT(hits, n / 5);
@@ -178,8 +170,8 @@ TYPED_TEST(Batches, ShapeCastAndTimeOfImpactEqualSingle) {
     for (int i = 0; i < n; ++i) {
       const CastHit<S> c = shape_cast(a, pose_row(pa, qa, i), row(va, i), b, pose_row(pb, qb, i), Vec3<S>(Vec3<S>::Zero()));
       ASSERT_EQ(s1[i], static_cast<std::uint8_t>(c.status)) << i;
-      ASSERT_TRUE(same(t1(i, 0), c.toi) && same(row(a1, i), c.point_a) && same(row(b1, i), c.point_b) &&
-                  same(row(n1, i), c.normal))
+      ASSERT_TRUE(same_bits(t1(i, 0), c.toi) && same_bits(row(a1, i), c.point_a) && same_bits(row(b1, i), c.point_b) &&
+                  same_bits(row(n1, i), c.normal))
           << i;
       Motion<S> m1, m2;
       m1.pose = pose_row(pa, qa, i);
@@ -188,8 +180,8 @@ TYPED_TEST(Batches, ShapeCastAndTimeOfImpactEqualSingle) {
       m2.pose = pose_row(pb, qb, i);
       const ToiHit<S> h = time_of_impact(a, m1, b, m2);
       ASSERT_EQ(s2[i], static_cast<std::uint8_t>(h.status)) << i;
-      ASSERT_TRUE(same(t2(i, 0), h.toi) && same(row(a2, i), h.point_a) && same(row(b2, i), h.point_b) &&
-                  same(row(n2, i), h.normal))
+      ASSERT_TRUE(same_bits(t2(i, 0), h.toi) && same_bits(row(a2, i), h.point_a) && same_bits(row(b2, i), h.point_b) &&
+                  same_bits(row(n2, i), h.normal))
           << i;
       hits += threads == 1 && h.status == Status::hit;
     }
@@ -241,7 +233,7 @@ TYPED_TEST(Batches, MeshAndLevelCastsEqualSingle) {
     for (int i = 0; i < n; ++i) {
       const MeshRayHit<S> h = mesh_ray_cast(mesh, Ray<S>{row(o, i), row(d3, i)}, {.back_faces = BackFaces::collide});
       ASSERT_EQ(st[i], static_cast<std::uint8_t>(h.status)) << i;
-      ASSERT_TRUE(same(lam(i, 0), h.lambda) && same(row(pt, i), h.point) && same(row(nm, i), h.normal)) << i;
+      ASSERT_TRUE(same_bits(lam(i, 0), h.lambda) && same_bits(row(pt, i), h.point) && same_bits(row(nm, i), h.normal)) << i;
       if (h.status == Status::hit) {
         ASSERT_EQ(tri[i], h.triangle);
       }
@@ -254,7 +246,7 @@ TYPED_TEST(Batches, MeshAndLevelCastsEqualSingle) {
     for (int i = 0; i < n; ++i) {
       const MeshCastHit<S> h = mesh_sphere_cast(mesh, row(o, i), S(0.2), row(d3, i));
       ASSERT_EQ(st[i], static_cast<std::uint8_t>(h.status)) << i;
-      ASSERT_TRUE(same(lam(i, 0), h.toi) && same(row(pt, i), h.point) && same(row(nm, i), h.normal)) << i;
+      ASSERT_TRUE(same_bits(lam(i, 0), h.toi) && same_bits(row(pt, i), h.point) && same_bits(row(nm, i), h.normal)) << i;
     }
 
     // The level: origins inside the rooms' row.
@@ -266,7 +258,7 @@ TYPED_TEST(Batches, MeshAndLevelCastsEqualSingle) {
     for (int i = 0; i < n; ++i) {
       const LevelRayHit<S> h = level_ray_cast(level, Ray<S>{row(lo, i), row(ld3, i)});
       ASSERT_EQ(st[i], static_cast<std::uint8_t>(h.hit.status)) << i;
-      ASSERT_TRUE(same(lam(i, 0), h.hit.lambda) && same(row(pt, i), h.hit.point)) << i;
+      ASSERT_TRUE(same_bits(lam(i, 0), h.hit.lambda) && same_bits(row(pt, i), h.hit.point)) << i;
       if (h.hit.status == Status::hit) {
         ASSERT_TRUE(tri[i] == h.hit.triangle && room[i] == h.room) << i;
       }
@@ -276,7 +268,7 @@ TYPED_TEST(Batches, MeshAndLevelCastsEqualSingle) {
     for (int i = 0; i < n; ++i) {
       const LevelCastHit<S> h = level_sphere_cast(level, row(lo, i), S(0.2), row(ld3, i));
       ASSERT_EQ(st[i], static_cast<std::uint8_t>(h.hit.status)) << i;
-      ASSERT_TRUE(same(lam(i, 0), h.hit.toi) && same(row(pt, i), h.hit.point)) << i;
+      ASSERT_TRUE(same_bits(lam(i, 0), h.hit.toi) && same_bits(row(pt, i), h.hit.point)) << i;
     }
   }
   EXPECT_GT(hits, n / 5);

@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -21,14 +20,7 @@ using namespace impact;
 using oracle::Kind;
 using V = Eigen::Vector3d;
 
-template <class S>
-bool same_bits(S a, S b) {
-  return std::memcmp(&a, &b, sizeof(S)) == 0;
-}
-template <class S>
-bool same_bits(const Vec3<S>& a, const Vec3<S>& b) {
-  return same_bits(a.x(), b.x()) && same_bits(a.y(), b.y()) && same_bits(a.z(), b.z());
-}
+using scenes::same_bits;
 template <class S>
 ::testing::AssertionResult same_hit(const RayHit<S>& a, const RayHit<S>& b) {
   if (a.status != b.status || !same_bits(a.lambda, b.lambda) || !same_bits(a.point, b.point) ||
