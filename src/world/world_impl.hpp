@@ -199,50 +199,57 @@ template <class S>
   return out;
 }
 
-}  // namespace world_detail
-
+/// The step's options: a message naming the first bad field, or empty.
 template <class S>
-WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const WorldStepOptions<S>& options) {
-  using namespace world_detail;
-  using clock = std::chrono::steady_clock;
-  WorldStepResult<S> out;
-  auto fail = [&](std::string e) {
-    out.status = Status::invalid_input;
-    out.error = std::move(e);
-    return out;
-  };
-  if (auto e = detail::check_scalar(options.target_distance, "target_distance"); !e.empty()) return fail(e);
-  if (auto e = detail::check_scalar(options.tolerance, "tolerance", true); !e.empty()) return fail(e);
-  const double target = double(options.target_distance);
-  const double tolerance = double(options.tolerance);
-  if (options.max_iterations < 1) return fail("max_iterations: must be >= 1");
-  if (options.threads < 0) return fail("threads: must be >= 0");
+std::string check_step_options(const WorldStepOptions<S>& options) {
+  if (auto e = detail::check_scalar(options.target_distance, "target_distance"); !e.empty()) return e;
+  if (auto e = detail::check_scalar(options.tolerance, "tolerance", true); !e.empty()) return e;
+  if (options.max_iterations < 1) return "max_iterations: must be >= 1";
+  if (options.threads < 0) return "threads: must be >= 0";
+  return {};
+}
 
-  const auto t0 = clock::now();
-  const std::size_t n = impl_->bodies.size();
-  std::vector<StepBody<S>> sb(n);
-  std::vector<char> given(n, 0);
+/// Every body's motion for the step: its stored pose at rest unless `motions` names it (each at
+/// most once, each field checked). `given[i]` marks the bodies named. A message naming the first
+/// bad field, or empty.
+template <class S>
+std::string gather_motions(const std::vector<Body<S>>& bodies,
+                           const std::map<std::string, std::size_t, std::less<>>& index,
+                           std::span<const BodyMotion<S>> motions, std::vector<StepBody<S>>& sb,
+                           std::vector<char>& given) {
+  const std::size_t n = bodies.size();
+  sb.assign(n, StepBody<S>{});
+  given.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
-    sb[i].body = &impl_->bodies[i];
-    sb[i].motion.pose = impl_->bodies[i].pose;
+    sb[i].body = &bodies[i];
+    sb[i].motion.pose = bodies[i].pose;
   }
   for (const BodyMotion<S>& m : motions) {
     const std::string at = "motions." + m.body;
-    auto it = impl_->index.find(m.body);
-    if (it == impl_->index.end()) return fail(at + ": unknown body");
-    if (given[it->second]) return fail(at + ": given twice");
+    auto it = index.find(m.body);
+    if (it == index.end()) return at + ": unknown body";
+    if (given[it->second]) return at + ": given twice";
     given[it->second] = 1;
     if (!m.use_stored_pose) {
-      if (auto e = validate(m.motion.pose); !e.empty()) return fail(at + ".pose." + e);
+      if (auto e = validate(m.motion.pose); !e.empty()) return at + ".pose." + e;
     }
-    if (auto e = detail::check_vector(m.motion.linear_velocity, at + ".linear_velocity"); !e.empty()) return fail(e);
-    if (auto e = detail::check_vector(m.motion.angular_velocity, at + ".angular_velocity"); !e.empty()) return fail(e);
+    if (auto e = detail::check_vector(m.motion.linear_velocity, at + ".linear_velocity"); !e.empty()) return e;
+    if (auto e = detail::check_vector(m.motion.angular_velocity, at + ".angular_velocity"); !e.empty()) return e;
     StepBody<S>& s = sb[it->second];
     if (!m.use_stored_pose) s.motion.pose = m.motion.pose;
     s.motion.linear_velocity = m.motion.linear_velocity;
     s.motion.angular_velocity = m.motion.angular_velocity;
   }
+  return {};
+}
 
+/// Broad phase: every body's path and swept spheres, the pairs whose swept boxes (grown by half
+/// the culling gap, returned in `gap`) overlap, and the swept spheres of the triangles of turning
+/// meshes in a pair.
+template <class S>
+std::vector<std::pair<std::uint32_t, std::uint32_t>> broad_phase(std::vector<StepBody<S>>& sb,
+                                                                 const WorldStepOptions<S>& options, double& gap) {
+  const double target = double(options.target_distance);
   // Swept bounds, and the world's scale for the culling gap.
   double reach = 0, size = target;
   for (auto& s : sb) {
@@ -253,9 +260,9 @@ WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const 
     reach = std::max({reach, s.path.p0.norm() + b.radius, s.path.p1.norm() + b.radius});
     size = std::max({size, b.radius, (s.path.p1 - s.path.p0).norm()});
   }
-  const double gap = target + 2.0 * honoured_tolerance<S>(tolerance, reach, size);
-  std::vector<BroadBody> broad(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  gap = target + 2.0 * honoured_tolerance<S>(double(options.tolerance), reach, size);
+  std::vector<BroadBody> broad(sb.size());
+  for (std::size_t i = 0; i < sb.size(); ++i) {
     const Body<S>& b = *sb[i].body;
     BroadBody& x = broad[i];
     body_box(sb[i], x.lo, x.hi);
@@ -285,39 +292,52 @@ WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const 
       for (std::size_t t = 0; t < md.live.size(); ++t) s.triangles.push_back(s.path.piece(md.center[t], md.radius[t]));
     }
   }
-  const auto t1 = clock::now();
+  return pairs;
+}
 
-  // Narrow phase: each pair's outcome goes to its own slot, so the events do not depend on
-  // which thread ran which pair.
-  struct Outcome {
-    PairContact<S> contact;
-    std::size_t toi_calls = 0, piece_pairs = 0;
-    std::string error;
-  };
-  std::vector<Outcome> outcomes(pairs.size());
-  auto run = [&](std::size_t k, NarrowScratch& scratch) {
-    auto [f, s] = pairs[k];
-    // Call order: the lower ID first, unless it is the mesh.
-    if (sb[s].body->id < sb[f].body->id) std::swap(f, s);
-    if (sb[f].body->kind == BodyKind::mesh) std::swap(f, s);
-    NarrowOptions<S> no;
-    no.toi.method = options.method;
-    no.toi.max_iterations = options.max_iterations;
-    no.toi.target_distance = options.target_distance;
-    const double pair_reach = std::max({sb[f].path.p0.norm(), sb[f].path.p1.norm(), sb[s].path.p0.norm(),
-                                        sb[s].path.p1.norm()}) +
-                              std::max(sb[f].body->radius, sb[s].body->radius);
-    const double pair_size = std::max({sb[f].body->radius, sb[s].body->radius, (sb[f].path.p1 - sb[f].path.p0).norm(),
-                                       (sb[s].path.p1 - sb[s].path.p0).norm(), target});
-    no.toi.tolerance = static_cast<S>(honoured_tolerance<S>(tolerance, pair_reach, pair_size));
-    no.gap = gap;
-    no.prune_by_best = options.prune_by_best;
-    Outcome& o = outcomes[k];
-    if (!pair_contact(sb[f], sb[s], no, scratch, o.contact, o.toi_calls, o.piece_pairs, o.error))
-      o.error = "internal: time_of_impact rejected a piece pair of '" + sb[f].body->id + "' and '" + sb[s].body->id +
-                "': " + o.error;
-    pairs[k] = {f, s};
-  };
+/// One body pair's narrow phase, and what it cost.
+template <class S>
+struct PairOutcome {
+  PairContact<S> contact;
+  std::size_t toi_calls = 0, piece_pairs = 0;
+  std::string error;
+};
+
+/// Narrow phase of pair k: put in call order (the lower ID first, unless it is the mesh; written
+/// back to `pairs[k]`), its tolerance honoured at the pair's scale, its earliest contact.
+template <class S>
+void narrow_pair(std::vector<StepBody<S>>& sb, std::pair<std::uint32_t, std::uint32_t>& pair,
+                 const WorldStepOptions<S>& options, double gap, NarrowScratch& scratch, PairOutcome<S>& o) {
+  auto [f, s] = pair;
+  if (sb[s].body->id < sb[f].body->id) std::swap(f, s);
+  if (sb[f].body->kind == BodyKind::mesh) std::swap(f, s);
+  const double target = double(options.target_distance);
+  NarrowOptions<S> no;
+  no.toi.method = options.method;
+  no.toi.max_iterations = options.max_iterations;
+  no.toi.target_distance = options.target_distance;
+  const double pair_reach = std::max({sb[f].path.p0.norm(), sb[f].path.p1.norm(), sb[s].path.p0.norm(),
+                                      sb[s].path.p1.norm()}) +
+                            std::max(sb[f].body->radius, sb[s].body->radius);
+  const double pair_size = std::max({sb[f].body->radius, sb[s].body->radius, (sb[f].path.p1 - sb[f].path.p0).norm(),
+                                     (sb[s].path.p1 - sb[s].path.p0).norm(), target});
+  no.toi.tolerance = static_cast<S>(honoured_tolerance<S>(double(options.tolerance), pair_reach, pair_size));
+  no.gap = gap;
+  no.prune_by_best = options.prune_by_best;
+  if (!pair_contact(sb[f], sb[s], no, scratch, o.contact, o.toi_calls, o.piece_pairs, o.error))
+    o.error = "internal: time_of_impact rejected a piece pair of '" + sb[f].body->id + "' and '" + sb[s].body->id +
+              "': " + o.error;
+  pair = {f, s};
+}
+
+/// Narrow phase of every pair, on `threads` threads (0: all cores). Each pair's outcome goes to
+/// its own slot, so the events do not depend on which thread ran which pair.
+template <class S>
+std::vector<PairOutcome<S>> narrow_phase(std::vector<StepBody<S>>& sb,
+                                         std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
+                                         const WorldStepOptions<S>& options, double gap) {
+  std::vector<PairOutcome<S>> outcomes(pairs.size());
+  auto run = [&](std::size_t k, NarrowScratch& scratch) { narrow_pair(sb, pairs[k], options, gap, scratch, outcomes[k]); };
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   if (threads == 1 || pairs.size() < 2) {
     NarrowScratch scratch;
@@ -332,9 +352,36 @@ WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const 
       });
     });
   }
+  return outcomes;
+}
+
+}  // namespace world_detail
+
+/// options and motions checked (nothing changes on a bad one) → broad phase → narrow phase →
+/// events (per body if asked), sorted → the moved bodies' poses at t = 1.
+template <class S>
+WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const WorldStepOptions<S>& options) {
+  using namespace world_detail;
+  using clock = std::chrono::steady_clock;
+  WorldStepResult<S> out;
+  auto fail = [&](std::string e) {
+    out.status = Status::invalid_input;
+    out.error = std::move(e);
+    return out;
+  };
+  if (auto e = check_step_options(options); !e.empty()) return fail(e);
+  const auto t0 = clock::now();
+  std::vector<StepBody<S>> sb;
+  std::vector<char> given;
+  if (auto e = gather_motions(impl_->bodies, impl_->index, motions, sb, given); !e.empty()) return fail(e);
+  double gap = 0;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs = broad_phase(sb, options, gap);
+  const auto t1 = clock::now();
+
+  const std::vector<PairOutcome<S>> outcomes = narrow_phase(sb, pairs, options, gap);
   std::vector<WorldEvent<S>> events;
   for (std::size_t k = 0; k < pairs.size(); ++k) {
-    const Outcome& o = outcomes[k];
+    const PairOutcome<S>& o = outcomes[k];
     if (!o.error.empty()) return fail(o.error);
     out.stats.toi_calls += o.toi_calls;
     out.stats.piece_pairs += o.piece_pairs;
@@ -344,7 +391,7 @@ WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const 
   std::sort(events.begin(), events.end(), event_before<S>);
   const auto t2 = clock::now();
 
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < sb.size(); ++i) {
     if (given[i]) impl_->bodies[i].pose = sb[i].path.moves ? sb[i].motion.at(S(1)) : sb[i].motion.pose;
   }
   out.status = Status::hit;
