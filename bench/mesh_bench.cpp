@@ -125,7 +125,7 @@ void finish(MeshScene& s) {
     }
   }
   std::cerr << "mesh cross-check " << s.name << " (" << s.data.triangles.size() << " triangles, tree depth "
-            << s.md.depth << "): rays hit " << hits << "/2000; embree agrees on "
+            << s.md.depth() << "): rays hit " << hits << "/2000; embree agrees on "
             << (EmbreePeer::available() ? std::to_string(embree_agree) : std::string("- (not built)"))
             << ", bullet on " << bullet_agree << " (|Δt| ≤ 1e-4); sphere sweeps hit " << sphere_hits
             << "/500, bullet agrees on " << sphere_agree << " (|Δt| ≤ 2e-3)\n";

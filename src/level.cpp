@@ -226,10 +226,10 @@ CarveReport carve(Level<S>& L, const Vec3<S>& center, S radius) {
   S reach = radius;  // the hole's extent: removed triangles may stick out of the blast sphere
   for (std::uint32_t ri = 0; ri < L.rooms.size(); ++ri) {
     TriangleMesh<S>& m = L.rooms[ri].mesh;
-    if (m.nodes.empty()) continue;
     // Cull with the room's root box first: most rooms are far from the blast.
-    const MeshNode<S>& root = m.nodes[0];
-    if (((center.array() + radius) < root.lo.array()).any() || ((center.array() - radius) > root.hi.array()).any()) continue;
+    Vec3<S> lo, hi;
+    if (!m.bounds(lo, hi)) continue;
+    if (((center.array() + radius) < lo.array()).any() || ((center.array() - radius) > hi.array()).any()) continue;
     std::vector<std::array<std::uint32_t, 3>> kept;
     kept.reserve(m.triangles.size());
     for (const auto& t : m.triangles) {

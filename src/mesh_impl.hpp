@@ -6,6 +6,7 @@
 #include <impact/mesh.hpp>
 
 #include "detail/validation.hpp"
+#include "mesh/bin_tree.hpp"
 #include "mesh/bin_tree_build.hpp"
 #include "mesh/bin_tree_walk.hpp"
 #include "mesh/closest_on_triangle.hpp"
@@ -67,9 +68,11 @@ std::string build_mesh(TriangleMesh<S>& m, const MeshBuildOptions& opt) {
                std::to_string(m.triangles[i][k]) + " out of range (" + std::to_string(nv) + " vertices)";
   if (m.triangles.size() >= std::numeric_limits<std::uint32_t>::max() / 2) return "triangles: too many";
   const std::size_t nt = m.triangles.size();
-  m.normals.assign(nt, Vec3<S>::Zero());
-  m.offsets.assign(nt, S(0));
-  m.degenerate.assign(nt, 0);
+  auto built = std::make_shared<MeshTree<S>>();
+  MeshTree<S>& tree = *built;
+  tree.normals.assign(nt, Vec3<S>::Zero());
+  tree.offsets.assign(nt, S(0));
+  tree.degenerate.assign(nt, 0);
   std::vector<BuildItem> items;
   items.reserve(nt);
   for (std::size_t i = 0; i < nt; ++i) {
@@ -82,11 +85,11 @@ std::string build_mesh(TriangleMesh<S>& m, const MeshBuildOptions& opt) {
     const Vec3<double> ad = a.template cast<double>(), bd = b.template cast<double>(), cd = c.template cast<double>();
     Vec3<double> nd;
     if (!unit_front_normal(ad, bd, cd, nd)) {
-      m.degenerate[i] = 1;
+      tree.degenerate[i] = 1;
       continue;
     }
-    m.normals[i] = nd.template cast<S>();
-    m.offsets[i] = static_cast<S>(nd.dot(ad));
+    tree.normals[i] = nd.template cast<S>();
+    tree.offsets[i] = static_cast<S>(nd.dot(ad));
     BuildItem it{};
     for (int k = 0; k < 3; ++k) {
       it.lo[k] = std::min({ad[k], bd[k], cd[k]});
@@ -96,22 +99,26 @@ std::string build_mesh(TriangleMesh<S>& m, const MeshBuildOptions& opt) {
     it.index = static_cast<std::uint32_t>(i);
     items.push_back(it);
   }
-  m.nodes.clear();
-  m.wide.clear();
-  m.blocks.clear();
-  m.packed_triangles = 0;
-  m.depth = 0;
-  if (items.empty()) return {};
-  m.blocks.reserve(items.size() / 2 + 1);
-  m.nodes.reserve(2 * items.size() / static_cast<std::size_t>(std::max(1, opt.leaf_size)) + 2);
-  m.nodes.emplace_back();
-  build_node(m, items, 0, items.size(), 0, 0, opt);
-  m.wide.clear();
-  if (m.nodes[0].count == 0) {
-    m.wide.reserve(m.nodes.size() / 2 + 1);
-    m.wide.emplace_back();
-    collapse(m, 0, 0);
+  tree.nodes.clear();
+  tree.wide.clear();
+  tree.blocks.clear();
+  tree.packed_triangles = 0;
+  tree.depth = 0;
+  if (items.empty()) {
+    detail::MeshAccess::set(m, std::move(built));
+    return {};
   }
+  tree.blocks.reserve(items.size() / 2 + 1);
+  tree.nodes.reserve(2 * items.size() / static_cast<std::size_t>(std::max(1, opt.leaf_size)) + 2);
+  tree.nodes.emplace_back();
+  build_node(m, tree, items, 0, items.size(), 0, 0, opt);
+  tree.wide.clear();
+  if (tree.nodes[0].count == 0) {
+    tree.wide.reserve(tree.nodes.size() / 2 + 1);
+    tree.wide.emplace_back();
+    collapse(tree, 0, 0);
+  }
+  detail::MeshAccess::set(m, std::move(built));
   return {};
 }
 
@@ -126,7 +133,8 @@ TriangleMesh<T> convert_mesh(const TriangleMesh<S>& in, const MeshBuildOptions& 
 }
 
 template <class S>
-MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& m, const Ray<S>& ray, const MeshRayOptions<S>& opt) {
+MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& mesh, const Ray<S>& ray, const MeshRayOptions<S>& opt) {
+  const MeshTree<S>& m = detail::MeshAccess::tree(mesh);
   using namespace mesh_detail;
   MeshRayHit<S> out;
   if (auto e = ray_input_error(ray, opt); !e.empty()) [[unlikely]]
@@ -150,7 +158,7 @@ MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& m, const Ray<S>& ray, const M
     best_lane = lane;
   };
   if (opt.brute_force) {
-    brute(m, best, [&](const PackedTriangle<S>& tri, S& t_best) {
+    brute(mesh, best, [&](const PackedTriangle<S>& tri, S& t_best) {
       S lambda;
       if (ray_triangle(wr, tri, opt.back_faces, t_best, lambda)) take(lambda, tri.index, nullptr, 0, t_best);
     });
@@ -234,8 +242,9 @@ MeshCastHit<S> mesh_spheres_cast(const TriangleMesh<S>& m, std::span<const Spher
 }
 
 template <class S>
-MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& m, const Shape<S>& shape, const Pose<S>& pose,
+MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& mesh, const Shape<S>& shape, const Pose<S>& pose,
                                const Vec3<S>& velocity, const MeshShapeOptions<S>& opt) {
+  const MeshTree<S>& m = detail::MeshAccess::tree(mesh);
   using namespace mesh_detail;
   MeshCastHit<S> out;
   if (auto e = validate(shape); !e.empty()) return out.error = "shape." + e, out;
@@ -251,7 +260,7 @@ MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& m, const Shape<S>& shape, 
     MeshSphereOptions<S> so;
     so.back_faces = opt.back_faces;
     so.brute_force = opt.brute_force;
-    return sphere_cast_core(m, pose.position, (ball ? ball->radius : S(0)) + opt.target_distance, velocity, so, S(1));
+    return sphere_cast_core(mesh, pose.position, (ball ? ball->radius : S(0)) + opt.target_distance, velocity, so, S(1));
   }
   out.status = Status::miss;
   // The shape's box relative to its origin (world axes), grown by the target distance and twice
@@ -294,7 +303,7 @@ MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& m, const Shape<S>& shape, 
       if (pass == 1) t_best = h.toi;
     };
     if (opt.brute_force) {
-      brute(m, best, visit);
+      brute(mesh, best, visit);
     } else {
       // The shape at x spans [x + ext_lo, x + ext_hi], so it meets the box [lo, hi] iff x is
       // in [lo − ext_hi, hi − ext_lo]: the box grows by ext_hi below and −ext_lo above. (The
@@ -321,6 +330,7 @@ MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& m, const Shape<S>& shape, 
 }  // namespace impact
 
 #define IMPACT_MESH_INSTANTIATE(S)                                                                                  \
+  template class TriangleMesh<S>;                                                                                   \
   template std::string build_mesh<S>(TriangleMesh<S>&, const MeshBuildOptions&);                                   \
   template MeshRayHit<S> mesh_ray_cast<S>(const TriangleMesh<S>&, const Ray<S>&, const MeshRayOptions<S>&);        \
   template MeshCastHit<S> mesh_sphere_cast<S>(const TriangleMesh<S>&, const Vec3<S>&, S, const Vec3<S>&,          \

@@ -21,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -64,70 +65,41 @@ struct MeshBuildOptions {
   int max_depth = kMeshMaxDepth;
 };
 
-/// A node ("bin") of a mesh's AABB tree.
 template <class S>
-struct MeshNode {
-  Vec3<S> lo{S(0), S(0), S(0)};  ///< Box minimum corner (world, length), grown a few ulps outward.
-  Vec3<S> hi{S(0), S(0), S(0)};  ///< Box maximum corner.
-  /// Leaf: index of its first block in `TriangleMesh::blocks`; inner: index of the first of its
-  /// two children, which are adjacent.
-  std::uint32_t first = 0;
-  std::uint32_t count = 0;  ///< Leaf: number of triangles (≥ 1); inner node: 0.
-};
-
-/// Children per node of the wide tree the queries walk.
-inline constexpr int kMeshWidth = 8;
-
-/// A node of the wide tree the queries walk: the binary tree of bins collapsed so that each node
-/// holds up to kMeshWidth bins (Wald et al., "Getting rid of packets", 2008; Embree's BVH8), their
-/// boxes side by side so one query tests them four at a time. The boxes are float for either
-/// precision (a double mesh's rounded outward and grown by float ulps): half the memory to walk,
-/// and culling stays conservative; the triangles themselves are tested in S.
-template <class S>
-struct alignas(64) MeshWideNode {
-  static constexpr std::uint32_t kEmpty = 0xffffffffu;  ///< `child` of an unused slot.
-  float lo[3][kMeshWidth];            ///< lo[axis][slot]: minimum corners of the boxes.
-  float hi[3][kMeshWidth];            ///< hi[axis][slot]: maximum corners.
-  std::uint32_t child[kMeshWidth];    ///< Inner slot: index of a MeshWideNode; leaf slot: first TriangleBlock4; kEmpty.
-  std::uint32_t count[kMeshWidth];    ///< Leaf slot: number of triangles (≥ 1); inner or empty slot: 0.
-};
-
-/// A triangle's corners with its index: what the per-triangle tests of the casts take.
-template <class S>
-struct PackedTriangle {
-  Vec3<S> a, b, c;           ///< Corners (world, length).
-  std::uint32_t index = 0;   ///< Index into `TriangleMesh::triangles`.
-};
-
-/// Up to four triangles of one leaf, copied in tree order with their coordinates side by side
-/// (a[axis][lane]), so a ray tests all four at once. A leaf of n triangles has ⌈n/4⌉ blocks;
-/// lanes past its last triangle repeat that triangle (same corners, same index).
-template <class S>
-struct alignas(16) TriangleBlock4 {
-  S a[3][4], b[3][4], c[3][4];  ///< Corners (world, length): a[axis][lane].
-  std::uint32_t index[4];       ///< Index of each lane's triangle in `TriangleMesh::triangles`.
-  /// Lane i as a PackedTriangle.
-  [[nodiscard]] PackedTriangle<S> lane(int i) const {
-    return {Vec3<S>(a[0][i], a[1][i], a[2][i]), Vec3<S>(b[0][i], b[1][i], b[2][i]), Vec3<S>(c[0][i], c[1][i], c[2][i]),
-            index[i]};
-  }
-};
+struct MeshTree;  // src/mesh/bin_tree.hpp: the planes and the tree, private to the library
+namespace detail {
+struct MeshAccess;  // how the library reaches them
+}  // namespace detail
 
 /// A triangle mesh with its plane equations and AABB tree. Fill `vertices` and `triangles`, then
-/// call `build_mesh`; after changing them (e.g. carving) call `build_mesh` again.
+/// call `build_mesh`; after changing them (e.g. carving) call `build_mesh` again. What the build
+/// derives is read through the functions below (the tree's layout is the library's own). Copies
+/// share the built planes and tree, which nothing changes once built.
 template <class S>
-struct TriangleMesh {
+class TriangleMesh {
+ public:
   std::vector<Vec3<S>> vertices;                     ///< Corner positions (world, length).
   std::vector<std::array<std::uint32_t, 3>> triangles;  ///< Corner indices a, b, c (front: counter-clockwise).
-  // ---- derived by build_mesh ----
-  std::vector<Vec3<S>> normals;       ///< Unit front normal of each triangle (zero when degenerate).
-  std::vector<S> offsets;             ///< Plane offset normal·a of each triangle (length).
-  std::vector<std::uint8_t> degenerate;  ///< 1 for a triangle of zero area (never hit).
-  std::vector<MeshNode<S>> nodes;     ///< AABB tree, root first; empty when no triangle can be hit.
-  std::vector<MeshWideNode<S>> wide;  ///< The same bins, kMeshWidth to a node, root first (what queries walk).
-  std::vector<TriangleBlock4<S>> blocks;  ///< Non-degenerate triangles in leaf order, four to a block.
-  std::size_t packed_triangles = 0;   ///< How many triangles the blocks hold (padding lanes not counted).
-  int depth = 0;                      ///< Depth of the deepest leaf.
+
+  // ---- derived by build_mesh (empty before it; describe the triangles of the last build) ----
+  /// Unit front normal of each triangle (zero when degenerate).
+  [[nodiscard]] std::span<const Vec3<S>> normals() const;
+  /// Plane offset normal·a of each triangle (length).
+  [[nodiscard]] std::span<const S> offsets() const;
+  /// 1 for a triangle of zero area (never hit).
+  [[nodiscard]] std::span<const std::uint8_t> degenerate() const;
+  /// How many triangles the tree holds (the non-degenerate ones).
+  [[nodiscard]] std::size_t packed_triangles() const;
+  /// Depth of the tree's deepest leaf (root 0; at most kMeshMaxDepth).
+  [[nodiscard]] int depth() const;
+  /// Bins of the binary tree the build made (0 when no triangle can be hit).
+  [[nodiscard]] std::size_t bin_count() const;
+  /// The tree's root box (every triangle that can be hit lies inside); false when there is none.
+  [[nodiscard]] bool bounds(Vec3<S>& lo, Vec3<S>& hi) const;
+
+ private:
+  friend struct detail::MeshAccess;
+  std::shared_ptr<const MeshTree<S>> tree_;
 };
 
 /// Validates `mesh.vertices`/`triangles` (finite coordinates within Tolerances::max_magnitude,

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -53,12 +54,18 @@ MeshBuildOptions build_options(const py::object& split, int leaf_size, int max_d
 
 /// Double vectors as a new float64 array of shape (N, 3).
 template <class S>
-py::array_t<double> rows_numpy(const std::vector<Vec3<S>>& v) {
+py::array_t<double> rows_numpy(std::span<const Vec3<S>> v) {
   py::array_t<double> a({static_cast<py::ssize_t>(v.size()), py::ssize_t{3}});
   auto r = a.mutable_unchecked<2>();
   for (std::size_t i = 0; i < v.size(); ++i)
     for (int k = 0; k < 3; ++k) r(static_cast<py::ssize_t>(i), k) = static_cast<double>(v[i][k]);
   return a;
+}
+
+/// The same from a vector.
+template <class S>
+py::array_t<double> rows_numpy(const std::vector<Vec3<S>>& v) {
+  return rows_numpy(std::span<const Vec3<S>>(v));
 }
 
 /// "Name(field=repr, ...)" of a result object, from its attributes.

@@ -201,16 +201,16 @@ void bind_mesh_class(py::module_& m) {
       .def_property_readonly("triangles", [](const MeshObj& x) { return triangles_numpy(x.triangles); },
                              "(M, 3) uint32 copy.")
       .def_property_readonly(
-          "normals", [](const MeshObj& x) { return rows_numpy(x.get<double>()->normals); },
+          "normals", [](const MeshObj& x) { return rows_numpy(x.get<double>()->normals()); },
           "(M, 3) unit front normals (zero for degenerate triangles).")
       .def_property_readonly(
           "degenerate",
           [](const MeshObj& x) {
-            const auto& d = x.get<double>()->degenerate;
+            const auto d = x.get<double>()->degenerate();
             return py::array_t<std::uint8_t>(static_cast<py::ssize_t>(d.size()), d.data());
           },
           "(M,) uint8: 1 for a triangle of zero area (never hit).")
-      .def_property_readonly("depth", [](const MeshObj& x) { return x.get<double>()->depth; }, "Deepest leaf of the tree.")
+      .def_property_readonly("depth", [](const MeshObj& x) { return x.get<double>()->depth(); }, "Deepest leaf of the tree.")
       .def_property_readonly("split", [](const MeshObj& x) { return x.options.split; })
       .def_property_readonly("leaf_size", [](const MeshObj& x) { return x.options.leaf_size; })
       .def_property_readonly("max_depth", [](const MeshObj& x) { return x.options.max_depth; })

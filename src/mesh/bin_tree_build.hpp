@@ -1,7 +1,7 @@
 #pragma once
 // impact — mesh/bin_tree_build.hpp: building a mesh's tree of bins (Schroeder's AABB bins): the binary tree by the surface area
 // heuristic over triangle centroids, then collapsed to the four-wide tree the walk reads.
-#include <impact/mesh.hpp>
+#include "mesh/bin_tree.hpp"
 
 #include <impact/cast.hpp>
 #include <impact/mesh.hpp>
@@ -112,7 +112,7 @@ inline void sah_plane(const std::vector<BuildItem>& items, std::size_t begin, st
 /// `max_depth`. When every centre falls in one half (long thin triangles, duplicates) the bin is
 /// split at the median centre instead, so the recursion always makes progress.
 template <class S>
-void build_node(TriangleMesh<S>& m, std::vector<BuildItem>& items, std::size_t begin, std::size_t end, int depth,
+void build_node(const TriangleMesh<S>& mesh, MeshTree<S>& m, std::vector<BuildItem>& items, std::size_t begin, std::size_t end, int depth,
                 std::uint32_t node, const MeshBuildOptions& opt) {
   double lo[3] = {items[begin].lo[0], items[begin].lo[1], items[begin].lo[2]};
   double hi[3] = {items[begin].hi[0], items[begin].hi[1], items[begin].hi[2]};
@@ -137,11 +137,11 @@ void build_node(TriangleMesh<S>& m, std::vector<BuildItem>& items, std::size_t b
       TriangleBlock4<S>& blk = m.blocks.emplace_back();
       for (std::size_t l = 0; l < 4; ++l) {
         const std::uint32_t index = items[std::min(i + l, end - 1)].index;  // padding repeats the last
-        const auto& t = m.triangles[index];
+        const auto& t = mesh.triangles[index];
         for (int k = 0; k < 3; ++k) {
-          blk.a[k][l] = m.vertices[t[0]][k];
-          blk.b[k][l] = m.vertices[t[1]][k];
-          blk.c[k][l] = m.vertices[t[2]][k];
+          blk.a[k][l] = mesh.vertices[t[0]][k];
+          blk.b[k][l] = mesh.vertices[t[1]][k];
+          blk.c[k][l] = mesh.vertices[t[2]][k];
         }
         blk.index[l] = index;
       }
@@ -183,8 +183,8 @@ void build_node(TriangleMesh<S>& m, std::vector<BuildItem>& items, std::size_t b
   m.nodes.emplace_back();
   m.nodes[node].first = child;
   m.nodes[node].count = 0;
-  build_node(m, items, begin, s, depth + 1, child, opt);
-  build_node(m, items, s, end, depth + 1, child + 1, opt);
+  build_node(mesh, m, items, begin, s, depth + 1, child, opt);
+  build_node(mesh, m, items, s, end, depth + 1, child + 1, opt);
 }
 
 /// A bin's bound as a float for the wide nodes: a float bound as it is (already grown); a double
@@ -208,7 +208,7 @@ float float_box_bound(S x, int side) {
 /// the inner child with the largest box surface is replaced by its children until kMeshWidth
 /// slots are full or only leaves remain; inner slots become wide nodes in turn.
 template <class S>
-void collapse(TriangleMesh<S>& m, std::uint32_t b, std::uint32_t w) {
+void collapse(MeshTree<S>& m, std::uint32_t b, std::uint32_t w) {
   constexpr int W = kMeshWidth;
   std::uint32_t slots[W] = {m.nodes[b].first, m.nodes[b].first + 1};
   int n = 2;

@@ -4,6 +4,7 @@
 // brute-force visit the tests compare it with.
 #include <impact/mesh.hpp>
 
+#include "mesh/bin_tree.hpp"
 #include "mesh/bin_tree_build.hpp"
 
 #include <impact/cast.hpp>
@@ -187,7 +188,7 @@ struct Segment3 {
 
 /// Starts fetching a wide node (count 0) or a leaf's first triangles into the cache.
 template <class S>
-inline void prefetch_item(const TriangleMesh<S>& m, std::uint32_t ref, std::uint32_t count) {
+inline void prefetch_item(const MeshTree<S>& m, std::uint32_t ref, std::uint32_t count) {
 #if defined(__GNUC__)
   const char* p = count == 0 ? reinterpret_cast<const char*>(&m.wide[ref]) : reinterpret_cast<const char*>(&m.blocks[ref]);
   __builtin_prefetch(p);
@@ -202,7 +203,7 @@ inline void prefetch_item(const TriangleMesh<S>& m, std::uint32_t ref, std::uint
 /// stack: no allocation. The nearest child entered is visited next without a round trip through
 /// the stack; the others are pushed far to near, and dropped when popped behind t_best.
 template <class S, class Leaf>
-void walk_leaves(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Leaf&& leaf) {
+void walk_leaves(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, Leaf&& leaf) {
   if (m.nodes.empty()) return;
   const MeshNode<S>& root = m.nodes[0];
   if (!(seg.entry(root, t_best) <= t_best)) return;
@@ -283,7 +284,7 @@ void walk_leaves(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Le
 
 /// walk_leaves calling visit(packed triangle, t_best&) on each triangle of the leaves reached.
 template <class S, class Visit>
-void walk(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Visit&& visit) {
+void walk(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, Visit&& visit) {
   walk_leaves(m, seg, t_best, [&](std::uint32_t first, std::uint32_t count, S& tb) {
     for (std::uint32_t i = 0; i < count; ++i) visit(m.blocks[first + i / 4].lane(static_cast<int>(i % 4)), tb);
   });
@@ -291,11 +292,12 @@ void walk(const TriangleMesh<S>& m, const Segment3<S>& seg, S& t_best, Visit&& v
 
 /// Every non-degenerate triangle in index order (the brute-force oracle).
 template <class S, class Visit>
-void brute(const TriangleMesh<S>& m, S& t_best, Visit&& visit) {
-  for (std::uint32_t i = 0; i < m.triangles.size(); ++i) {
+void brute(const TriangleMesh<S>& mesh, S& t_best, Visit&& visit) {
+  const MeshTree<S>& m = detail::MeshAccess::tree(mesh);
+  for (std::uint32_t i = 0; i < mesh.triangles.size(); ++i) {
     if (m.degenerate[i]) continue;
-    const auto& t = m.triangles[i];
-    const PackedTriangle<S> p{m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]], i};
+    const auto& t = mesh.triangles[i];
+    const PackedTriangle<S> p{mesh.vertices[t[0]], mesh.vertices[t[1]], mesh.vertices[t[2]], i};
     visit(p, t_best);
   }
 }

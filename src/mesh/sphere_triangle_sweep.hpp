@@ -139,8 +139,9 @@ Vec3<S> contact_normal(const Vec3<S>& centre, const Vec3<S>& point, const Vec3<S
 /// The sphere cast without validation; `limit` is the latest contact time of interest (lowered
 /// by the caller for collections). Overlap first (a point query on the tree), then the sweep.
 template <class S>
-MeshCastHit<S> sphere_cast_core(const TriangleMesh<S>& m, const Vec3<S>& p, S r, const Vec3<S>& d,
+MeshCastHit<S> sphere_cast_core(const TriangleMesh<S>& mesh, const Vec3<S>& p, S r, const Vec3<S>& d,
                                 const MeshSphereOptions<S>& opt, S limit) {
+  const MeshTree<S>& m = detail::MeshAccess::tree(mesh);
   MeshCastHit<S> out;
   out.status = Status::miss;
   const BackFaces bf = opt.back_faces;
@@ -165,7 +166,7 @@ MeshCastHit<S> sphere_cast_core(const TriangleMesh<S>& m, const Vec3<S>& p, S r,
       out.feature = f;
     };
     if (opt.brute_force) {
-      brute(m, zero, visit);
+      brute(mesh, zero, visit);
     } else {
       const Segment3<S> seg(p, Vec3<S>::Zero(), Vec3<S>::Constant(r), Vec3<S>::Constant(r));
       walk(m, seg, zero, visit);
@@ -199,7 +200,7 @@ MeshCastHit<S> sphere_cast_core(const TriangleMesh<S>& m, const Vec3<S>& p, S r,
     out.triangle = tri.index;
   };
   if (opt.brute_force) {
-    brute(m, best, visit);
+    brute(mesh, best, visit);
   } else {
     const Segment3<S> seg(p, d, Vec3<S>::Constant(r), Vec3<S>::Constant(r));
     walk(m, seg, best, visit);

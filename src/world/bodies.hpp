@@ -86,7 +86,7 @@ template <class S>
   const std::size_t n = m.triangles.size();
   bool any = false;
   for (std::size_t k = 0; k < n; ++k) {
-    if (k < m.degenerate.size() && m.degenerate[k]) continue;
+    if (k < m.degenerate().size() && m.degenerate()[k]) continue;
     const auto& t = m.triangles[k];
     const Vec3d a = m.vertices[t[0]].template cast<double>(), b = m.vertices[t[1]].template cast<double>(),
                 c = m.vertices[t[2]].template cast<double>();
@@ -145,7 +145,7 @@ template <class S>
       break;
     case BodyKind::mesh: {
       if (!in.mesh) return "mesh: missing";
-      if (in.mesh->normals.size() != in.mesh->triangles.size()) return "mesh: not built (call build_mesh)";
+      if (in.mesh->normals().size() != in.mesh->triangles.size()) return "mesh: not built (call build_mesh)";
       out.mesh = make_mesh_data(in.mesh);
       break;
     }

@@ -112,7 +112,7 @@ void blast(Level<S>& L, FuzzedDataProvider& p) {
   for (const Room<S>& r : L.rooms) {
     const TriangleMesh<S>& m = r.mesh;
     for (std::size_t i = 0; i < m.triangles.size(); ++i) {
-      if (m.degenerate[i]) continue;
+      if (m.degenerate()[i]) continue;
       const auto& t = m.triangles[i];
       const Vec3<double>&a = m.vertices[t[0]], &b = m.vertices[t[1]], &cc = m.vertices[t[2]];
       const double scale = std::max({radius, c.cwiseAbs().maxCoeff(), a.cwiseAbs().maxCoeff(),

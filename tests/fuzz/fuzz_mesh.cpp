@@ -127,8 +127,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (fm.valid == Expect::valid) IMPACT_REQUIRE(err.empty());
   if (fm.valid == Expect::invalid) IMPACT_REQUIRE(!err.empty());
   if (!err.empty()) return 0;
-  IMPACT_REQUIRE(fm.mesh.depth >= 0 && fm.mesh.depth <= kMeshMaxDepth);
-  IMPACT_REQUIRE(fm.mesh.normals.size() == fm.mesh.triangles.size());
+  IMPACT_REQUIRE(fm.mesh.depth() >= 0 && fm.mesh.depth() <= kMeshMaxDepth);
+  IMPACT_REQUIRE(fm.mesh.normals().size() == fm.mesh.triangles.size());
   // The same queries on the double mesh and on its float twin (planes and tree rebuilt).
   const std::vector<std::uint8_t> rest = p.ConsumeRemainingBytes<std::uint8_t>();
   {

@@ -56,7 +56,7 @@ void check_mesh_cast(const MeshCastHit<S>& h, const TriangleMesh<S>& m, bool sha
   if (h.status == Status::initially_overlapping) IMPACT_REQUIRE(h.toi == S(0));
   if (h.status == Status::hit || h.status == Status::initially_overlapping) {
     IMPACT_REQUIRE(h.triangle < m.triangles.size());
-    IMPACT_REQUIRE(!m.degenerate[h.triangle]);
+    IMPACT_REQUIRE(!m.degenerate()[h.triangle]);
     IMPACT_REQUIRE(unit_or_zero(h.normal));
   }
   if (h.status == Status::hit) IMPACT_REQUIRE(h.toi <= h.contact_time || h.contact_time == S(0));
@@ -68,7 +68,7 @@ void check_mesh_ray(const MeshRayHit<S>& h, const TriangleMesh<S>& m, S max_lamb
   IMPACT_REQUIRE(std::isfinite(h.lambda) && finite(h.point) && finite(h.normal));
   if (h.status == Status::hit) {
     IMPACT_REQUIRE(h.lambda >= S(0) && h.lambda <= max_lambda);
-    IMPACT_REQUIRE(h.triangle < m.triangles.size() && !m.degenerate[h.triangle]);
+    IMPACT_REQUIRE(h.triangle < m.triangles.size() && !m.degenerate()[h.triangle]);
     IMPACT_REQUIRE(std::abs(static_cast<double>(h.normal.norm()) - 1.0) <= 1e-3);
   }
 }

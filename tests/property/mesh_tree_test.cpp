@@ -4,6 +4,7 @@
 // triangles, and a room level — for rays, sphere casts (with buffers and both back-face modes)
 // and box casts, in float and double, under several leaf sizes, depth limits and both split rules. The hit rate is
 // asserted to lie between 10% and 90% on every level so both outcomes are exercised.
+#include "mesh/bin_tree.hpp"
 #include "mesh_scenes.hpp"
 #include "scenes.hpp"
 
@@ -81,7 +82,7 @@ void check_level(const Level& L, const MeshBuildOptions& build, std::uint64_t se
       ASSERT_EQ(a.triangle, b.triangle) << L.name << " ray " << i;
       ASSERT_EQ(a.lambda, b.lambda) << L.name << " ray " << i;
       ASSERT_EQ(a.normal, b.normal) << L.name << " ray " << i;  // recomputed by the tree, stored for brute force
-      ASSERT_EQ(a.normal, m.normals[a.triangle]) << L.name << " ray " << i;
+      ASSERT_EQ(a.normal, m.normals()[a.triangle]) << L.name << " ray " << i;
     }
     // Spheres (small to large radii, some with a buffer).
     const S r = S(L.extent * 0.1 * std::abs(u(rng)));
@@ -201,11 +202,11 @@ TEST(MeshTree, DepthLimitAndLeafSizeAreHonoured) {
   const MeshData d = impact_scenes::terrain(64, 6, 5);
   for (int depth : {0, 3, 10}) {
     const auto m = impact_scenes::to_mesh<double>(d, {.leaf_size = 1, .max_depth = depth});
-    EXPECT_LE(m.depth, depth);
+    EXPECT_LE(m.depth(), depth);
   }
   const auto m = impact_scenes::to_mesh<double>(d, {.leaf_size = 8});
-  for (const auto& n : m.nodes) EXPECT_LE(n.count, 8u);
-  EXPECT_EQ(m.packed_triangles, d.triangles.size());
+  for (const auto& n : impact::detail::MeshAccess::tree(m).nodes) EXPECT_LE(n.count, 8u);
+  EXPECT_EQ(m.packed_triangles(), d.triangles.size());
 }
 
 }  // namespace

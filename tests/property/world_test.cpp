@@ -151,7 +151,7 @@ std::vector<Piece<S>> pieces(const WorldBody<S>& b, const Motion<S>& m) {
   }
   if (b.kind == BodyKind::mesh) {
     for (std::size_t k = 0; k < b.mesh->triangles.size(); ++k) {
-      if (b.mesh->degenerate[k]) continue;
+      if (b.mesh->degenerate()[k]) continue;
       const auto& t = b.mesh->triangles[k];
       out.push_back({Triangle<S>{b.mesh->vertices[t[0]], b.mesh->vertices[t[1]], b.mesh->vertices[t[2]]}, m,
                      std::int64_t(k)});

@@ -35,12 +35,12 @@ TEST(MeshBuild, PlanesAreUnitFrontNormalsAndDegenerateTrianglesAreFlagged) {
   d.vertices = {V(0, 0, 0), V(1, 0, 0), V(0, 1, 0), V(2, 2, 2), V(4, 4, 4)};
   d.triangles = {{0, 1, 2}, {0, 3, 4}, {1, 1, 2}};
   const auto m = impact_scenes::to_mesh<double>(d);
-  EXPECT_NEAR((m.normals[0] - V(0, 0, 1)).norm(), 0.0, 1e-15);
-  EXPECT_NEAR(m.offsets[0], 0.0, 1e-15);
-  EXPECT_EQ(m.degenerate[0], 0);
-  EXPECT_EQ(m.degenerate[1], 1);  // collinear corners
-  EXPECT_EQ(m.degenerate[2], 1);  // repeated corner
-  EXPECT_EQ(m.packed_triangles, 1u);
+  EXPECT_NEAR((m.normals()[0] - V(0, 0, 1)).norm(), 0.0, 1e-15);
+  EXPECT_NEAR(m.offsets()[0], 0.0, 1e-15);
+  EXPECT_EQ(m.degenerate()[0], 0);
+  EXPECT_EQ(m.degenerate()[1], 1);  // collinear corners
+  EXPECT_EQ(m.degenerate()[2], 1);  // repeated corner
+  EXPECT_EQ(m.packed_triangles(), 1u);
   // A ray through the degenerate triangles' points misses them.
   const auto h = mesh_ray_cast(m, Ray<double>{V(3, 3, 10), V(0, 0, -20)}, {.back_faces = BackFaces::collide});
   EXPECT_EQ(h.status, Status::miss);
@@ -62,7 +62,7 @@ TEST(MeshRay, FrontCrossingHitsAtTheClosedFormBackCrossingOnlyWhenCollide) {
   ASSERT_EQ(h.status, Status::hit);
   EXPECT_NEAR(h.lambda, 1.5, 1e-15);  // z: 3 − 2λ = 0
   EXPECT_NEAR((h.point - V(1.75, 1.625, 0)).norm(), 0.0, 1e-14);
-  EXPECT_EQ(h.normal, m.normals[0]);
+  EXPECT_EQ(h.normal, m.normals()[0]);
   const Ray<double> up{V(1, 2, -3), V(0, 0, 2)};
   EXPECT_EQ(mesh_ray_cast(m, up, {.max_lambda = 10}).status, Status::miss);
   const auto c = mesh_ray_cast(m, up, {.max_lambda = 10, .back_faces = BackFaces::collide});
