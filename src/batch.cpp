@@ -158,10 +158,10 @@ std::string mesh_output_errors(const Out& out, Index n) {
                       output_rows_error("triangle", out.triangle.size(), n), output_rows_error("room", out.room.size(), n)});
 }
 
-template <class S>
-void put_mesh_ray(MeshRayRows<S>& out, Index i, const MeshRayHit<S>& h, std::uint32_t room) {
+/// The columns a mesh ray and a mesh cast answer share: status, point, normal, triangle, room.
+template <class Out, class Hit>
+void put_mesh_common(Out& out, Index i, const Hit& h, std::uint32_t room) {
   put_status(out.status, i, h.status);
-  put(out.lambda, i, h.lambda);
   put(out.point, i, h.point);
   put(out.normal, i, h.normal);
   put_index(out.triangle, i, h.triangle);
@@ -169,13 +169,15 @@ void put_mesh_ray(MeshRayRows<S>& out, Index i, const MeshRayHit<S>& h, std::uin
 }
 
 template <class S>
+void put_mesh_ray(MeshRayRows<S>& out, Index i, const MeshRayHit<S>& h, std::uint32_t room) {
+  put_mesh_common(out, i, h, room);
+  put(out.lambda, i, h.lambda);
+}
+
+template <class S>
 void put_mesh_cast(MeshCastRows<S>& out, Index i, const MeshCastHit<S>& h, std::uint32_t room) {
-  put_status(out.status, i, h.status);
+  put_mesh_common(out, i, h, room);
   put(out.toi, i, h.toi);
-  put(out.point, i, h.point);
-  put(out.normal, i, h.normal);
-  put_index(out.triangle, i, h.triangle);
-  put_index(out.room, i, room);
 }
 
 template <class S>

@@ -378,3 +378,10 @@ CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& v
 
 
 }  // namespace impact
+
+/// The explicit instantiations of one precision (cast_float.cpp, cast_double.cpp).
+#define IMPACT_CAST_INSTANTIATE(S)                                                                                  \
+  template RayHit<S> ray_cast<S>(const Shape<S>&, const Pose<S>&, const Ray<S>&, const RayCastOptions<S>&);        \
+  template CastHit<S> shape_cast<S>(const Shape<S>&, const Pose<S>&, const Vec3<S>&, const Shape<S>&, const Pose<S>&, \
+                                    const Vec3<S>&, const ShapeCastOptions<S>&);                                   \
+  template class RayTarget<S>;

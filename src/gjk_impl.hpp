@@ -45,3 +45,10 @@ IntersectResult<S> intersect(const Shape<S>& a, const Pose<S>& pose_a, const Sha
 
 
 }  // namespace impact
+
+/// The explicit instantiations of one precision (gjk_float.cpp, gjk_double.cpp).
+#define IMPACT_GJK_INSTANTIATE(S)                                                                               \
+  template DistanceResult<S> distance<S>(const Shape<S>&, const Pose<S>&, const Shape<S>&, const Pose<S>&,     \
+                                         const GjkOptions<S>&, GjkCache<S>*);                                  \
+  template IntersectResult<S> intersect<S>(const Shape<S>&, const Pose<S>&, const Shape<S>&, const Pose<S>&,   \
+                                           const GjkOptions<S>&, GjkCache<S>*);

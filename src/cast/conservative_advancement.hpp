@@ -1,9 +1,11 @@
 #pragma once
 // impact — cast/conservative_advancement.hpp: the linear shape cast by conservative advancement: GJK distance at t, advanced by
-// the separation it proves along its axis (exactly linear in t under translation).
+// the separation it proves along its axis (exactly linear in t under translation; the bound is
+// detail/advancement_bound.hpp's, shared with the rotating case).
 #include <impact/cast.hpp>
 
 #include "cast/contact_refinement.hpp"
+#include "detail/advancement_bound.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -61,14 +63,14 @@ CastHit<S> advance(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, c
     // curved shapes the final normal then failed to separate the shapes at the hit).
     const Vec3<S> n = -g.v / len;
     axis = n;
-    const S rate = n.dot(d);
+    const S approach = detail::approach_speed(S(0), n.dot(d));  // no rotation: K = 0
     const S sep_n = core_separation<S>(a, b, bt, n) - radii;
     const S sep = sep_n > opt.target_distance ? sep_n : g.lower - radii;
-    if (rate >= S(0)) {
+    if (approach <= S(0)) {
       out.status = Status::miss;
       break;
     }
-    t += std::max(S(0), sep - opt.target_distance) / -rate;
+    t += detail::advance_time(std::max(S(0), sep - opt.target_distance), approach);
     if (t > S(1)) {
       out.status = Status::miss;
       break;

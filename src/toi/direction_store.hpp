@@ -3,6 +3,7 @@
 // axes, and spin axes) with the bounds that make their separations proofs under rotation: how
 // fast each can fall and bend, the lower bound over an interval, the step each certifies
 // (docs/toi.md, "The bound").
+#include "detail/advancement_bound.hpp"
 #include "toi/kinematics.hpp"
 
 #include <algorithm>
@@ -174,8 +175,8 @@ class DirectionStore {
   [[nodiscard]] S safe_step(S limit) const {
     S safe = 0;
     for (int i = 0; i < count_; ++i) {
-      const S g = dirs_[i].lo - floor_, rate = dirs_[i].k - dirs_[i].sv;
-      if (g > S(0)) safe = std::max(safe, rate > S(0) ? kSafeMargin * g / rate : limit);
+      const S g = dirs_[i].lo - floor_, rate = detail::approach_speed(dirs_[i].k, dirs_[i].sv);
+      if (g > S(0)) safe = std::max(safe, rate > S(0) ? detail::advance_time(kSafeMargin * g, rate) : limit);
     }
     return std::min(limit, safe);
   }

@@ -3,9 +3,10 @@
 // shape-casting note's method with Vlack & Tachi's bound on the turning). Included by
 // toi/toi_solver.hpp.
 //
-// The bound is the linear cast's (src/cast/conservative_advancement.hpp) with the rotation added:
-// along a unit s, the separation falls at most at K(s) − s·v_rel, K(s) = |s × ωA|·rA + |s × ωB|·rB
-// (rotation_speed); without rotation K = 0 and the step is the linear one, gap / (−s·v_rel).
+// The bound is detail/advancement_bound.hpp's, shared with the linear cast: along a unit s, the
+// separation falls at most at K(s) − s·v_rel, K(s) = |s × ωA|·rA + |s × ωB|·rB (rotation_speed).
+
+#include "detail/advancement_bound.hpp"
 
 namespace impact::toi {
 
@@ -25,12 +26,12 @@ void ToiSolver<S, A, B>::advance(ToiHit<S>& out) {
     }
     const Vec3<S> s = r.normal;
     const S sep = pair_.separation(s, ta, tb);
-    const S rate = rotation_speed(s, pair_.ka, pair_.kb) - s.dot(pair_.rel.vrel);
+    const S rate = detail::approach_speed(rotation_speed(s, pair_.ka, pair_.kb), S(s.dot(pair_.rel.vrel)));
     if (rate <= S(0)) {
       finish(out, Status::miss, S(1), r, s);
       return;
     }
-    const S dt = (sep - opt.target_distance - pair_.rel.slack) / rate;
+    const S dt = detail::advance_time(sep - opt.target_distance - pair_.rel.slack, rate);
     if (!(dt > S(0))) {
       // GJK's axis no longer proves the gap (a warm start can end on an axis a little off the
       // true one, which a gap of a few tolerances does not absorb): once, ask a cold GJK.
