@@ -103,6 +103,35 @@ S past(S t) {
   return t * (S(1) + S(64) * std::numeric_limits<S>::epsilon()) + std::numeric_limits<S>::min();
 }
 
+/// The rooms a cast reaches, searched for its earliest answer: each room popped from the walk is
+/// cast with the best time so far as its limit; a hit that comes earlier (or as early, in a room
+/// of lower index) becomes the answer; an answer `stops` accepts ends the walk at once (invalid
+/// input, an overlap at the start); then the portals the cast `enters` before a little past the
+/// best time add their rooms. `cast(room, limit)` answers one room, `time(hit)` is a hit's time.
+template <class S, class Out, class Cast, class Time, class Stops, class Enters>
+void walk_rooms(const Level<S>& L, RoomWalk& w, S best, Out& out, Cast&& cast, Time&& time, Stops&& stops,
+                Enters&& enters) {
+  bool have = false;
+  out.hit.status = Status::miss;
+  while (!w.empty()) {
+    const std::uint32_t r = w.pop();
+    ++out.rooms_visited;
+    const auto h = cast(r, best);
+    if (stops(h)) {
+      out.hit = h;
+      out.room = r;
+      return;
+    }
+    if (h.status == Status::hit && (!have || time(h) < best || (time(h) == best && r < out.room))) {
+      have = true;
+      best = time(h);
+      out.hit = h;
+      out.room = r;
+    }
+    enter_portals(L, r, w, [&](const Portal<S>& p) { return enters(p, past(best)); });
+  }
+}
+
 }  // namespace
 
 template <class S>
@@ -154,30 +183,19 @@ LevelRayHit<S> level_ray_cast(const Level<S>& L, const Ray<S>& ray, const MeshRa
   if (auto e = mesh_detail::ray_input_error(ray, opt); !e.empty()) return out.hit.error = std::move(e), out;
   RoomWalk w;
   start_rooms(L, ray.origin, start, w);
-  S best = opt.max_lambda;
-  bool have = false;
-  out.hit.status = Status::miss;
-  while (!w.empty()) {
-    const std::uint32_t r = w.pop();
-    ++out.rooms_visited;
-    MeshRayOptions<S> o = opt;
-    o.max_lambda = best;
-    const MeshRayHit<S> h = mesh_ray_cast(L.rooms[r].mesh, ray, o);
-    if (h.status == Status::invalid_input) {
-      out.hit = h;
-      return out;
-    }
-    if (h.status == Status::hit && (!have || h.lambda < best || (h.lambda == best && r < out.room))) {
-      have = true;
-      best = h.lambda;
-      out.hit = h;
-      out.room = r;
-    }
-    enter_portals(L, r, w, [&](const Portal<S>& p) {
-      if (p.sphere) return enters_sphere(p, ray.origin, ray.direction, S(0), past(best));
-      return mesh_ray_cast(p.quad, ray, {.max_lambda = past(best), .back_faces = BackFaces::collide}).status == Status::hit;
-    });
-  }
+  walk_rooms(
+      L, w, opt.max_lambda, out,
+      [&](std::uint32_t r, S limit) {
+        MeshRayOptions<S> o = opt;
+        o.max_lambda = limit;
+        return mesh_ray_cast(L.rooms[r].mesh, ray, o);
+      },
+      [](const MeshRayHit<S>& h) { return h.lambda; },
+      [](const MeshRayHit<S>& h) { return h.status == Status::invalid_input; },
+      [&](const Portal<S>& p, S reach) {
+        if (p.sphere) return enters_sphere(p, ray.origin, ray.direction, S(0), reach);
+        return mesh_ray_cast(p.quad, ray, {.max_lambda = reach, .back_faces = BackFaces::collide}).status == Status::hit;
+      });
   return out;
 }
 
@@ -188,32 +206,22 @@ LevelCastHit<S> level_sphere_cast(const Level<S>& L, const Vec3<S>& c, S radius,
   if (auto e = mesh_detail::sphere_input_error(c, radius, path, opt); !e.empty()) return out.hit.error = std::move(e), out;
   RoomWalk w;
   start_rooms(L, c, start, w);
-  S best = std::clamp(opt.max_toi, S(0), S(1));
-  bool have = false;
-  out.hit.status = Status::miss;
-  while (!w.empty()) {
-    const std::uint32_t r = w.pop();
-    ++out.rooms_visited;
-    MeshSphereOptions<S> o = opt;
-    o.max_toi = best;
-    const MeshCastHit<S> h = mesh_sphere_cast(L.rooms[r].mesh, c, radius, path, o);
-    if (h.status == Status::invalid_input || h.status == Status::initially_overlapping) {
-      out.hit = h;
-      out.room = r;
-      return out;
-    }
-    if (h.status == Status::hit && (!have || h.contact_time < best || (h.contact_time == best && r < out.room))) {
-      have = true;
-      best = h.contact_time;
-      out.hit = h;
-      out.room = r;
-    }
-    enter_portals(L, r, w, [&](const Portal<S>& p) {
-      if (p.sphere) return enters_sphere(p, c, path, radius, past(best));
-      const auto ph = mesh_sphere_cast(p.quad, c, radius, path, {.back_faces = BackFaces::collide, .max_toi = past(best)});
-      return ph.status == Status::hit || ph.status == Status::initially_overlapping;
-    });
-  }
+  walk_rooms(
+      L, w, std::clamp(opt.max_toi, S(0), S(1)), out,
+      [&](std::uint32_t r, S limit) {
+        MeshSphereOptions<S> o = opt;
+        o.max_toi = limit;
+        return mesh_sphere_cast(L.rooms[r].mesh, c, radius, path, o);
+      },
+      [](const MeshCastHit<S>& h) { return h.contact_time; },
+      [](const MeshCastHit<S>& h) {
+        return h.status == Status::invalid_input || h.status == Status::initially_overlapping;
+      },
+      [&](const Portal<S>& p, S reach) {
+        if (p.sphere) return enters_sphere(p, c, path, radius, reach);
+        const auto ph = mesh_sphere_cast(p.quad, c, radius, path, {.back_faces = BackFaces::collide, .max_toi = reach});
+        return ph.status == Status::hit || ph.status == Status::initially_overlapping;
+      });
   return out;
 }
 
