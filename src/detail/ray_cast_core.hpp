@@ -118,7 +118,8 @@ RayCastCoreResult<S> gjk_ray_cast_core(Support&& support, S radius, const Vec3<S
     // far from the surface: a fourth support point on the face of three earlier ones.)
     const bool ok = simplex.closest(v);
     if constexpr (sizeof(S) == 8) {
-      // Thin simplices near curved surfaces: the same point by geometry (see gjk_core).
+      // Thin simplices near curved surfaces: the same point by geometry (see
+      // gjk_refine_geometric in detail/gjk_core.hpp).
       Vec3<S> g;
       const int k = simplex.count();
       if (Geometric && ok && k >= 2 && k <= 3 && simplex.refine_subset(g)) {
