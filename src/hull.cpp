@@ -156,35 +156,45 @@ class FaceSet {
   std::vector<std::size_t> next_;                          // the face kept before it in its cell
 };
 
+/// Runs qhull (`command`) on `dim`-dimensional coordinates and hands each facet's `dim` point
+/// indices to `on_facet` (with qhull's facet); false when qhull fails or a facet is not a simplex.
+/// Every point a facet uses is gathered in `used` (sorted, unique).
+template <int dim, class Facet>
+bool qhull_simplices(std::vector<double>& coords, const char* command, std::vector<int>& used, Facet&& on_facet) {
+  QhullRun run(dim, coords, command);
+  if (!run.ok) return false;
+  qhT* qh = &run.qh;
+  facetT* facet;
+  vertexT *vertex, **vertexp;
+  FORALLfacets {
+    int ids[dim];
+    int k = 0;
+    FOREACHvertex_(facet->vertices) {
+      if (k < dim) ids[k] = qh_pointid(qh, vertex->point);
+      ++k;
+    }
+    if (k != dim) return false;  // "Qt" output is triangles in 3-d; edges in 2-d
+    used.insert(used.end(), ids, ids + dim);
+    on_facet(ids, facet);
+  }
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  return true;
+}
+
 bool build_3d(const std::vector<V3>& pts, Hull<double>& h) {
   std::vector<double> coords;
   coords.reserve(pts.size() * 3);
   for (const auto& p : pts) coords.insert(coords.end(), {p.x(), p.y(), p.z()});
-  QhullRun run(3, coords, "qhull Qt");
-  if (!run.ok) return false;
-  qhT* qh = &run.qh;
   std::vector<int> used;
   std::vector<std::pair<int, int>> edges;
   FaceSet faces;
-  facetT* facet;
-  vertexT *vertex, **vertexp;
-  FORALLfacets {
-    int ids[3];
-    int k = 0;
-    FOREACHvertex_(facet->vertices) {
-      if (k < 3) ids[k] = qh_pointid(qh, vertex->point);
-      ++k;
-    }
-    if (k != 3) return false;  // "Qt" output is triangles
-    for (int i = 0; i < 3; ++i) {
-      used.push_back(ids[i]);
-      edges.emplace_back(ids[i], ids[(i + 1) % 3]);
-    }
+  const bool ok = qhull_simplices<3>(coords, "qhull Qt", used, [&](const int* ids, facetT* f) {
+    for (int i = 0; i < 3; ++i) edges.emplace_back(ids[i], ids[(i + 1) % 3]);
     // qhull's facet: normal·x + offset ≤ 0 inside. Merge the triangles of one face.
-    faces.add(Plane<double>{V3(facet->normal[0], facet->normal[1], facet->normal[2]), -facet->offset}, h.faces);
-  }
-  std::sort(used.begin(), used.end());
-  used.erase(std::unique(used.begin(), used.end()), used.end());
+    faces.add(Plane<double>{V3(f->normal[0], f->normal[1], f->normal[2]), -f->offset}, h.faces);
+  });
+  if (!ok) return false;
   finish_graph(h, pts, used, std::move(edges));
   h.dimension = 3;
   return true;
@@ -194,27 +204,11 @@ bool build_2d(const std::vector<V3>& pts, const V3& origin, const V3& u, const V
   std::vector<double> coords;
   coords.reserve(pts.size() * 2);
   for (const auto& p : pts) coords.insert(coords.end(), {(p - origin).dot(u), (p - origin).dot(w)});
-  QhullRun run(2, coords, "qhull");
-  if (!run.ok) return false;
-  qhT* qh = &run.qh;
   std::vector<int> used;
   std::vector<std::pair<int, int>> edges;
-  facetT* facet;
-  vertexT *vertex, **vertexp;
-  FORALLfacets {
-    int ids[2];
-    int k = 0;
-    FOREACHvertex_(facet->vertices) {
-      if (k < 2) ids[k] = qh_pointid(qh, vertex->point);
-      ++k;
-    }
-    if (k != 2) return false;
-    used.push_back(ids[0]);
-    used.push_back(ids[1]);
-    edges.emplace_back(ids[0], ids[1]);
-  }
-  std::sort(used.begin(), used.end());
-  used.erase(std::unique(used.begin(), used.end()), used.end());
+  const bool ok =
+      qhull_simplices<2>(coords, "qhull", used, [&](const int* ids, facetT*) { edges.emplace_back(ids[0], ids[1]); });
+  if (!ok) return false;
   finish_graph(h, pts, used, std::move(edges));
   h.dimension = 2;
   return true;
