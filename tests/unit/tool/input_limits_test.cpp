@@ -153,7 +153,7 @@ TEST(InputLimits, NumbersFollowTheJsonGrammarAndOverflowIsNotFinite) {
 
 TEST(InputLimits, TheDocumentedLimitsAreTheEnforcedOnes) {
   // docs/limits.md states each limit in the words of its error message.
-  const std::filesystem::path doc = std::filesystem::path(__FILE__).parent_path() / "../../docs/limits.md";
+  const std::filesystem::path doc = std::filesystem::path(__FILE__).parent_path() / "../../../docs/limits.md";
   std::ifstream in(doc);
   ASSERT_TRUE(in) << doc;
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
