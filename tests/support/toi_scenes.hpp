@@ -45,8 +45,8 @@ struct BarCase {
 
 template <class S>
 BarCase<S> turning_bar(Rng& rng) {
-  const bool f = sizeof(S) == 4;
-  auto rd = [f](double x) { return f ? double(float(x)) : x; };
+  constexpr bool f = sizeof(S) == 4;
+  auto rd = [](double x) { return f ? double(float(x)) : x; };
   BarCase<S> k;
   k.bar_width = rd(rng.uniform(0.02, 0.2));
   k.radius = rd(rng.uniform(0.1, 0.5));

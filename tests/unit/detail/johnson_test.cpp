@@ -92,6 +92,17 @@ Nearest brute_force_nearest(const std::vector<VL>& p) {
   return best;
 }
 
+/// The order to add n vertices in with the nearest feature's heaviest vertex last (Johnson's
+/// newest vertex, which its tests assume is in the answer).
+std::vector<int> heaviest_last(const Nearest& o, int n) {
+  const int newest = int(std::max_element(o.weight.begin(), o.weight.begin() + n) - o.weight.begin());
+  std::vector<int> order;
+  for (int i = 0; i < n; ++i)
+    if (i != newest) order.push_back(i);
+  order.push_back(newest);
+  return order;
+}
+
 /// A random simplex of n vertices of S, not close to degenerate (so that the answer is defined
 /// to a few units of rounding): its edges at least 0.2 long and its faces and volume at least a
 /// fixed fraction of what its edges allow.
@@ -204,11 +215,7 @@ TYPED_TEST(Johnson, ClosestEqualsBruteForceWhenTheNewestVertexIsOnTheNearestFeat
     for (const auto& p : y) yl.push_back(wide(p));
     const Nearest o = brute_force_nearest(yl);
     // The newest vertex: the one with the largest weight in the nearest feature.
-    const int newest = int(std::max_element(o.weight.begin(), o.weight.begin() + n) - o.weight.begin());
-    std::vector<int> order;
-    for (int i = 0; i < n; ++i)
-      if (i != newest) order.push_back(i);
-    order.push_back(newest);
+    const std::vector<int> order = heaviest_last(o, n);
     detail::Johnson<S> j;
     build(j, y, order, rng);
     Vec3<S> v;
@@ -297,11 +304,7 @@ TYPED_TEST(Johnson, TranslateMovesTheWholeSimplex) {
     const Nearest o = brute_force_nearest(yl);
     // translate() leaves the highest slot as the newest vertex: put the nearest feature's
     // heaviest vertex there.
-    const int newest = int(std::max_element(o.weight.begin(), o.weight.begin() + n) - o.weight.begin());
-    std::vector<int> order;
-    for (int i = 0; i < n; ++i)
-      if (i != newest) order.push_back(i);
-    order.push_back(newest);
+    const std::vector<int> order = heaviest_last(o, n);
     detail::Johnson<S> j;
     build(j, y, order, rng);
     j.bits = j.all_bits;
