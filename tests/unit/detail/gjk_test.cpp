@@ -156,8 +156,9 @@ void boxes_in_a_frame(const std::string& name, int which) {
       EXPECT_EQ(i.status, Status::intersecting) << what;
     }
   }
-  EXPECT_GT(separated, 300);
-  EXPECT_GT(overlapping, 100);
+  // Both outcomes well represented, whatever the battery's size (smaller under the sanitizers).
+  EXPECT_GT(separated, scenes::battery(1500) / 5);
+  EXPECT_GT(overlapping, scenes::battery(1500) / 15);
 }
 
 TYPED_TEST(GjkDistance, BoxBoxInARandomFrame) { boxes_in_a_frame<TypeParam>("gjk box box ", 0); }
@@ -295,7 +296,7 @@ TYPED_TEST(GjkDistance, IterationCapReportsAnUpperBoundOrAProof) {
     // retry (GjkOptions::wide_retry).
     EXPECT_LE(r.iterations, 2 * opt.max_iterations) << what;
   }
-  EXPECT_GT(capped, 100);
+  EXPECT_GT(capped, scenes::battery(1000) / 10);
 }
 
 }  // namespace

@@ -73,8 +73,8 @@ TEST(IntervalFloor, BelowEveryFunctionWithinTheBounds) {
     binding_lip += lip_only > quad_only + 1e-9;
     binding_quad += quad_only > lip_only + 1e-9;
   }
-  EXPECT_GT(binding_lip, 100);
-  EXPECT_GT(binding_quad, 100);
+  EXPECT_GT(binding_lip, scenes::battery(3000) / 30);
+  EXPECT_GT(binding_quad, scenes::battery(3000) / 30);
 }
 
 TEST(IntervalFloor, AttainedByTheExtremalFunctions) {
