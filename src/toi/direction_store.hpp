@@ -52,7 +52,7 @@ S interval_floor(S lo, S hi, S dt, S down, S up, S m) {
 /// and hi at its end: the slope of sep lies in s·v_rel ± K(s) and its curvature is at most M(s).
 template <class S>
 S lower_bound(const Direction<S>& d, S dt) {
-  return interval_floor(d.lo, d.hi, dt, d.k - d.sv, d.k + d.sv, d.m);
+  return interval_floor(d.lo, d.hi, dt, detail::approach_speed(d.k, d.sv), d.k + d.sv, d.m);
 }
 
 /// A stored direction's world vector at the given placements.
@@ -109,7 +109,7 @@ class DirectionStore {
     Direction<S> d{s, s, 0, 0, 0, 0, 0, 0, s.dot(rel_.vrel)};
     d.k = ka_.spin * across[0] * ka_.radius + kb_.spin * across[1] * kb_.radius;
     d.m = ka_.spin * ka_.spin * across[0] * ka_.radius + kb_.spin * kb_.spin * across[1] * kb_.radius;
-    S rate = d.k - d.sv;  // the advancement rate of the frame chosen so far
+    S rate = detail::approach_speed(d.k, d.sv);  // the advancement rate of the frame chosen so far
     S face_rate = std::numeric_limits<S>::infinity();
     Direction<S> face_dir = d;
     // The paper's directions are fixed in the world: its acceptance is kept as published.
@@ -120,8 +120,9 @@ class DirectionStore {
       const S kappa = std::min(rel_.wrel, kx.spin * across[x] + ky.spin);
       const S fsv = s.dot(kx.axis) * rel_.v_along[x];
       const S fk = kx.spin * across[x] * rel_.dperp[x] + across[x] * rel_.v_across[x] + kappa * ky.radius;
+      const S frame_rate = detail::approach_speed(fk, fsv);  // the advancement rate in this frame
       const bool is_face = face == x + 1;
-      if (!(fk - fsv < rate) && !is_face) continue;
+      if (!(frame_rate < rate) && !is_face) continue;
       Direction<S> c = d;
       c.frame = x + 1;
       c.sv = fsv;
@@ -129,11 +130,11 @@ class DirectionStore {
       c.m = kx.spin * across[x] * (kx.spin * rel_.dperp[x] + S(2) * rel_.v_across[x]) +
             ky.radius * (rel_.wrel * kx.spin * across[x] + kappa * ky.spin);
       if (is_face) {
-        face_rate = fk - fsv;
+        face_rate = frame_rate;
         face_dir = c;
       }
-      if (fk - fsv < rate) {
-        rate = fk - fsv;
+      if (frame_rate < rate) {
+        rate = frame_rate;
         d = c;
       }
     }

@@ -140,6 +140,14 @@ VL wide(const Vec3<S>& v) {
   return v.template cast<long double>();
 }
 
+/// The vertices in long double, for the brute force.
+template <class S>
+std::vector<VL> widened(const std::vector<Vec3<S>>& y) {
+  std::vector<VL> yl;
+  for (const auto& p : y) yl.push_back(wide(p));
+  return yl;
+}
+
 /// Length tolerance for a simplex within ~5 of the origin: rounding of Johnson's determinants on
 /// a well-shaped simplex.
 template <class S>
@@ -211,8 +219,7 @@ TYPED_TEST(Johnson, ClosestEqualsBruteForceWhenTheNewestVertexIsOnTheNearestFeat
   for (int c = 0; c < scenes::battery(6000); ++c) {
     const int n = 2 + c % 3;
     const std::vector<Vec3<S>> y = random_simplex<S>(rng, n, rng.uniform(0, 3.5));
-    std::vector<VL> yl;
-    for (const auto& p : y) yl.push_back(wide(p));
+    std::vector<VL> yl = widened(y);
     const Nearest o = brute_force_nearest(yl);
     // The newest vertex: the one with the largest weight in the nearest feature.
     const std::vector<int> order = heaviest_last(o, n);
@@ -242,8 +249,7 @@ TYPED_TEST(Johnson, ClosestGeometricEqualsBruteForceInAnyOrder) {
   for (int c = 0; c < scenes::battery(6000); ++c) {
     const int n = 2 + c % 3;
     const std::vector<Vec3<S>> y = random_simplex<S>(rng, n, rng.uniform(0, 3.5));
-    std::vector<VL> yl;
-    for (const auto& p : y) yl.push_back(wide(p));
+    std::vector<VL> yl = widened(y);
     const Nearest o = brute_force_nearest(yl);
     std::vector<int> order(n);
     for (int i = 0; i < n; ++i) order[i] = i;
@@ -272,8 +278,7 @@ TYPED_TEST(Johnson, OriginWeightsAreTheBarycentricCoordinatesOfTheOrigin) {
     for (int i = 0; i < 4; ++i) inner += (w[i] / total) * q[i].template cast<double>();
     std::vector<Vec3<S>> y;
     for (const auto& p : q) y.push_back((p.template cast<double>() - inner).template cast<S>());
-    std::vector<VL> yl;
-    for (const auto& p : y) yl.push_back(wide(p));
+    std::vector<VL> yl = widened(y);
     const Nearest o = brute_force_nearest(yl);
     const std::string what = "case " + std::to_string(c);
     ASSERT_EQ(o.point.squaredNorm(), 0) << what << ": the oracle must see the origin inside";
