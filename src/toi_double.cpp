@@ -6,4 +6,7 @@ namespace impact {
 template ToiHit<double> time_of_impact<double>(const Shape<double>&, const Motion<double>&, const Shape<double>&, const Motion<double>&,
                                        const ToiOptions<double>&);
 
+template ToiHit<double> toi::time_of_impact_hinted<double>(const Shape<double>&, const Motion<double>&, const Shape<double>&,
+                                                  const Motion<double>&, const ToiOptions<double>&, const Vec3<double>*);
+
 }  // namespace impact

@@ -6,4 +6,7 @@ namespace impact {
 template ToiHit<float> time_of_impact<float>(const Shape<float>&, const Motion<float>&, const Shape<float>&, const Motion<float>&,
                                        const ToiOptions<float>&);
 
+template ToiHit<float> toi::time_of_impact_hinted<float>(const Shape<float>&, const Motion<float>&, const Shape<float>&,
+                                                  const Motion<float>&, const ToiOptions<float>&, const Vec3<float>*);
+
 }  // namespace impact

@@ -5,6 +5,7 @@
 // conservative advancement under rotation). See toi.hpp for the bound every acceptance rests on.
 #include "detail/dispatch.hpp"
 #include "detail/validation.hpp"
+#include "toi/toi_entry.hpp"
 #include "toi/toi_solver.hpp"
 #include <impact/toi.hpp>
 
@@ -27,6 +28,12 @@ S core_radius(const Shape<S>& s, S peeled) {
 template <class S>
 ToiHit<S> time_of_impact(const Shape<S>& a, const Motion<S>& ma, const Shape<S>& b, const Motion<S>& mb,
                          const ToiOptions<S>& opt) {
+  return toi::time_of_impact_hinted<S>(a, ma, b, mb, opt, nullptr);
+}
+
+template <class S>
+ToiHit<S> toi::time_of_impact_hinted(const Shape<S>& a, const Motion<S>& ma, const Shape<S>& b, const Motion<S>& mb,
+                                     const ToiOptions<S>& opt, const Vec3<S>* hint) {
   ToiHit<S> out;
   if (!detail::pair_ok(a, ma.pose, b, mb.pose)) {
     out.error = detail::validate_pair(a, ma.pose, b, mb.pose, "a", "motion_a.pose", "b", "motion_b.pose");
@@ -35,14 +42,15 @@ ToiHit<S> time_of_impact(const Shape<S>& a, const Motion<S>& ma, const Shape<S>&
   if (!detail::point_ok(ma.linear_velocity) || !detail::point_ok(ma.angular_velocity) ||
       !detail::point_ok(mb.linear_velocity) || !detail::point_ok(mb.angular_velocity) ||
       !detail::size_ok(opt.target_distance) || !(opt.tolerance > S(0)) || !detail::size_ok(opt.tolerance) ||
-      opt.max_iterations < 1) {
+      opt.max_iterations < 1 || !detail::size_ok(opt.max_toi)) {
     if (auto e = detail::check_vector(ma.linear_velocity, "motion_a.linear_velocity"); !e.empty()) out.error = e;
     else if (auto e = detail::check_vector(ma.angular_velocity, "motion_a.angular_velocity"); !e.empty()) out.error = e;
     else if (auto e = detail::check_vector(mb.linear_velocity, "motion_b.linear_velocity"); !e.empty()) out.error = e;
     else if (auto e = detail::check_vector(mb.angular_velocity, "motion_b.angular_velocity"); !e.empty()) out.error = e;
     else if (auto e = detail::check_scalar(opt.target_distance, "target_distance"); !e.empty()) out.error = e;
     else if (auto e = detail::check_scalar(opt.tolerance, "tolerance", true); !e.empty()) out.error = e;
-    else out.error = "max_iterations: must be at least 1";
+    else if (opt.max_iterations < 1) out.error = "max_iterations: must be at least 1";
+    else out.error = detail::check_scalar(opt.max_toi, "max_toi");
     return out;
   }
   detail::Core<S> ca, cb;
@@ -65,14 +73,17 @@ ToiHit<S> time_of_impact(const Shape<S>& a, const Motion<S>& ma, const Shape<S>&
   };
   const toi::Kinematics<C> ka(widen(ma, Vec3<C>::Zero()), C(core_radius(a, ca.radius)));
   const toi::Kinematics<C> kb(widen(mb, mb.pose.position.template cast<C>() - origin), C(core_radius(b, cb.radius)));
-  const ToiOptions<C> wide{opt.method, C(opt.target_distance), C(opt.tolerance), opt.paper_acceptance, opt.max_iterations};
+  const ToiOptions<C> wide{opt.method,         C(opt.target_distance), C(opt.tolerance),
+                           opt.paper_acceptance, opt.max_iterations,    C(opt.max_toi)};
+  const Vec3<C> wide_hint = hint != nullptr ? Vec3<C>(hint->template cast<C>().normalized()) : Vec3<C>::Zero();
+  const Vec3<C>* solver_hint = hint != nullptr && wide_hint.allFinite() ? &wide_hint : nullptr;
   const ToiHit<C> hit = detail::visit_core(ca, [&](const auto& x) {
     return detail::visit_core(cb, [&](const auto& y) {
       const auto run = [&](const auto& px, const auto& py) {
         using X = std::decay_t<decltype(px)>;
         using Y = std::decay_t<decltype(py)>;
         toi::ToiSolver<C, X, Y> solver(px, C(ca.radius), py, C(cb.radius), ka, kb, wide);
-        return solver.run();
+        return solver.run(solver_hint);
       };
       if constexpr (std::is_same_v<C, S>)
         return run(x, y);

@@ -93,6 +93,11 @@ struct ToiOptions {
   /// Cap on interval tests (extrusion) or advancement steps; reaching it reports
   /// Status::max_iterations with toi a proven lower bound.
   int max_iterations = 4096;
+  /// Only contacts at or before this time are sought (in [0, 1]; larger values act as 1): a pair
+  /// proven apart over [0, max_toi] is a miss, and the search stops once it has proven the
+  /// shapes apart past it. Any answer at or before max_toi is the same, bit for bit, as without
+  /// it. A caller keeping the earliest of many pairs passes the best time so far (World does).
+  S max_toi = S(1);
 };
 
 /// Result of `time_of_impact`: the fields of a shape cast's answer (CastHit), plus statistics.

@@ -91,11 +91,15 @@ auto ToiSolver<S, A, B>::test_interval(Extrusion& x) -> IntervalTest {
   return test;
 }
 
-/// No contact on [t_lo, t_try]: t_lo moves there (t = 1: a miss).
+/// No contact on [t_lo, t_try]: t_lo moves there (t = 1, or past max_toi: a miss).
 template <class S, class A, class B>
 auto ToiSolver<S, A, B>::pass_interval(ToiHit<S>& out, Extrusion& x, const IntervalTest& test) -> Flow {
   if (x.t_try >= S(1)) {
     pair_.stats.photo_finish = pair_.stats.interval_tests > 1;
+    finish(out, Status::miss, S(1), lo_, Vec3<S>::Zero());
+    return Flow::done;
+  }
+  if (x.t_try > limit_) {  // apart past max_toi: nothing the caller seeks is left
     finish(out, Status::miss, S(1), lo_, Vec3<S>::Zero());
     return Flow::done;
   }

@@ -50,7 +50,7 @@ void ToiSolver<S, A, B>::advance(ToiHit<S>& out) {
     }
     cold_retry = false;
     const S next = t + dt;
-    if (next > S(1)) {
+    if (next > S(1) || next > limit_) {  // apart past the step, or past max_toi
       finish(out, Status::miss, S(1), r, s);
       return;
     }

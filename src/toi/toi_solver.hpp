@@ -26,16 +26,27 @@ class ToiSolver {
   ToiSolver(const ToiSolver&) = delete;  // dirs_ refers to pair_'s motions
   ToiSolver& operator=(const ToiSolver&) = delete;
 
-  /// GJK at t = 0 (overlapping: done), then the method the options name.
-  ToiHit<S> run() {
+  /// GJK at t = 0 (overlapping: done), then the method the options name. A `hint` (a unit world
+  /// direction from A toward B, normal to a face of B, e.g. a mesh triangle's) that proves the
+  /// shapes apart over [0, max_toi] settles a miss before any GJK; where max_toi < 1, GJK's axis
+  /// at t = 0 is tried the same way. Neither test changes the run that follows when it fails.
+  ToiHit<S> run(const Vec3<S>* hint = nullptr) {
     ToiHit<S> out;
     lo_tf_a_ = pair_.ka.at(S(0));
     lo_tf_b_ = pair_.kb.at(S(0));
+    if (hint != nullptr && apart_along(*hint, 2)) {
+      finish(out, Status::miss, S(1), DistanceResult<S>{}, Vec3<S>::Zero());
+      return out;
+    }
     lo_ = pair_.distance(lo_tf_a_, lo_tf_b_);
     lo_face_ = pair_.face_of_simplex();
     lo_edge_ = lo_face_ ? EdgeModel<S>{} : edges_of_simplex(pair_, lo_.normal, lo_tf_a_, lo_tf_b_);
     if (pair_.within(lo_)) {
       finish(out, Status::initially_overlapping, S(0), lo_, Vec3<S>::Zero());
+      return out;
+    }
+    if (limit_ < S(1) && apart_along(lo_.normal, lo_face_)) {
+      finish(out, Status::miss, S(1), lo_, Vec3<S>::Zero());
       return out;
     }
     if (pair_.opt.method == ToiMethod::conservative_advancement) advance(out);
@@ -83,6 +94,27 @@ class ToiSolver {
                                                                             : pair_.stats.interval_tests;
   }
 
+  /// Whether unit s (world, A toward B; `face` as for DirectionStore::make) proves the shapes
+  /// farther apart than target + tolerance over [0, max_toi]: its separations at both ends and
+  /// the rotation bound between them, the extrusion's test of one interval. GJK's distance is
+  /// never below a separation, so no run could report a hit there (a hit is a distance within
+  /// the tolerance of the target). The support calls' hill-climbing hints are put back, so that
+  /// a run after a failed test is the run without it.
+  bool apart_along(const Vec3<S>& s, int face) {
+    const int ha = pair_.hint_a, hb = pair_.hint_b;
+    Direction<S> d = dirs_.make(s, &lo_tf_a_, &lo_tf_b_, S(0), face);
+    d.lo = pair_.separation(d, lo_tf_a_, lo_tf_b_);
+    const S floor = pair_.opt.target_distance + pair_.opt.tolerance + pair_.rel.slack;
+    bool apart = d.lo > floor;
+    if (apart) {
+      d.hi = pair_.separation(d, pair_.ka.at(limit_), pair_.kb.at(limit_));
+      apart = lower_bound(d, limit_) > floor;
+    }
+    pair_.hint_a = ha;
+    pair_.hint_b = hb;
+    return apart;
+  }
+
   /// Stores GJK's axis s found at placements (ta, tb), with its separation at t_lo.
   void add_direction(const Vec3<S>& s, const Transform<S>& ta, const Transform<S>& tb, int face = 0) {
     add_direction(s, &ta, &tb, S(0), face);
@@ -126,6 +158,7 @@ class ToiSolver {
 
   MovingPair<S, A, B> pair_;
   DirectionStore<S> dirs_;
+  S limit_ = std::min(S(1), pair_.opt.max_toi);  ///< contacts after this time are not sought
   Transform<S> lo_tf_a_, lo_tf_b_;  ///< the placements at t_lo
   DistanceResult<S> lo_;            ///< GJK's answer at t_lo (or at an earlier time: see lo_exact_)
   int lo_face_ = 0;                 ///< face_of_simplex() of lo_

@@ -27,6 +27,8 @@
 #include "world/segment_triangle.hpp"
 #include "world/swept_bounds.hpp"
 
+#include "toi/toi_entry.hpp"
+
 #include <impact/toi.hpp>
 
 #include <algorithm>
@@ -55,6 +57,10 @@ inline constexpr double kSegmentSlack = 1e-9;
 /// A piece pair kept by the culling.
 struct PiecePair {
   double t_enter = 0;
+  /// How far the first piece's sweep passes from a triangle (0 for part pairs): after t_enter,
+  /// the nearer triangles run first, as they usually hold the earliest contact, and the best time
+  /// so far then lets the rest stop early (max_toi).
+  double reach = 0;
   int part_a = 0;           ///< Part of the first body of the call.
   std::uint32_t piece_b = 0;  ///< Part, or index into MeshData::live, of the second.
 };
@@ -138,8 +144,9 @@ void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, doubl
                   tb = md.mesh->vertices[corner[1]].template cast<double>(),
                   tc = md.mesh->vertices[corner[2]].template cast<double>();
       const double far = std::max({scale, md.center[k].cwiseAbs().maxCoeff() + md.radius[k], local.r + gap});
-      if (segment_triangle_distance(local.p0, local.p1, ta, tb, tc) > local.r + gap + kSegmentSlack * far) return;
-      out.push_back({std::max(t, tp), part, k});
+      const double reach = segment_triangle_distance(local.p0, local.p1, ta, tb, tc);
+      if (reach > local.r + gap + kSegmentSlack * far) return;
+      out.push_back({std::max(t, tp), reach, part, k});
     });
     return;
   }
@@ -151,8 +158,18 @@ void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, doubl
     tri.box(0, tlo, thi);
     if ((lo.array() > thi.array()).any() || (hi.array() < tlo.array()).any()) continue;
     const double t = first_entry(sa, tri, gap);
-    if (t != kNever) out.push_back({t, part, static_cast<std::uint32_t>(k)});
+    if (t != kNever) out.push_back({t, 0.0, part, static_cast<std::uint32_t>(k)});
   }
+}
+
+/// The normal of live triangle k of mesh body b at t = 0 (world), turned from the part whose
+/// swept sphere is `sa` toward the triangle: the direction time_of_impact tries first.
+template <class S>
+[[nodiscard]] Vec3<S> triangle_hint(const SweptSphere& sa, const StepBody<S>& b, std::uint32_t k) {
+  const MeshData<S>& md = *b.body->mesh;
+  const Vec3d n = b.path.r0 * md.normal[k];
+  const bool above = n.dot(sa.p0 - b.path.p0) > md.offset[k];
+  return (above ? Vec3d(-n) : n).template cast<S>();
 }
 
 /// Per-pair options of the narrow phase.
@@ -191,21 +208,27 @@ template <class S>
     } else {
       for (std::size_t j = 0; j < b.parts.size(); ++j) {
         const double t = first_entry(a.parts[i], b.parts[j], opt.gap);
-        if (t != kNever) pieces.push_back({t, static_cast<int>(i), static_cast<std::uint32_t>(j)});
+        if (t != kNever) pieces.push_back({t, 0.0, static_cast<int>(i), static_cast<std::uint32_t>(j)});
       }
     }
   }
   piece_pairs += pieces.size();
   std::sort(pieces.begin(), pieces.end(), [](const PiecePair& x, const PiecePair& y) {
     if (x.t_enter != y.t_enter) return x.t_enter < y.t_enter;
+    if (x.reach != y.reach) return x.reach < y.reach;
     if (x.part_a != y.part_a) return x.part_a < y.part_a;
     return x.piece_b < y.piece_b;
   });
   // A float toi is rounded down by at most an ulp of 1: past that margin a piece pair cannot tie.
   const double margin = 4.0 * double(std::numeric_limits<S>::epsilon());
   Motion<S> ma, mb;
+  ToiOptions<S> toi = opt.toi;
   for (const PiecePair& pp : pieces) {
-    if (opt.prune_by_best && best.found && pp.t_enter > double(best.hit.toi) + margin) break;
+    if (opt.prune_by_best && best.found) {
+      if (pp.t_enter > double(best.hit.toi) + margin) break;
+      // Only a contact no later than the best (a tie may still win on the indices) is sought.
+      toi.max_toi = static_cast<S>(std::min(1.0, double(best.hit.toi) + margin));
+    }
     const Shape<S>& sa = part_query(a, pp.part_a, ma);
     ToiHit<S> h;
     std::int64_t piece_b;
@@ -213,11 +236,12 @@ template <class S>
       const MeshData<S>& md = *b.body->mesh;
       const std::uint32_t tri = md.live[pp.piece_b];
       const Shape<S> sb = md.triangle(tri);
-      h = time_of_impact(sa, ma, sb, b.motion, opt.toi);
+      const Vec3<S> hint = triangle_hint(a.parts[static_cast<std::size_t>(pp.part_a)], b, pp.piece_b);
+      h = toi::time_of_impact_hinted(sa, ma, sb, b.motion, toi, &hint);
       piece_b = tri;
     } else {
       const Shape<S>& sb = part_query(b, static_cast<int>(pp.piece_b), mb);
-      h = time_of_impact(sa, ma, sb, mb, opt.toi);
+      h = time_of_impact(sa, ma, sb, mb, toi);
       piece_b = pp.piece_b;
     }
     ++toi_calls;

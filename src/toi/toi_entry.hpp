@@ -1,0 +1,19 @@
+#pragma once
+// impact — toi/toi_entry.hpp: time_of_impact with a hint, for callers inside the library (World).
+// Defined in toi_impl.hpp and instantiated with time_of_impact in toi_float.cpp/toi_double.cpp, so
+// that a caller compiles none of the solver.
+#include <impact/toi.hpp>
+
+namespace impact::toi {
+
+/// time_of_impact(a, ma, b, mb, opt), trying first a unit world direction `hint` from A toward B
+/// that is normal to a face of B (a mesh triangle's normal, turned toward A): when its separation
+/// and the rotation bound prove the shapes farther apart than target + tolerance over
+/// [0, opt.max_toi], the answer is a miss found without GJK. Otherwise, and for a null hint, the
+/// answer is time_of_impact's, bit for bit. (No run of time_of_impact could report a contact
+/// there: its hits are within the tolerance of the target.)
+template <class S>
+[[nodiscard]] ToiHit<S> time_of_impact_hinted(const Shape<S>& a, const Motion<S>& ma, const Shape<S>& b,
+                                              const Motion<S>& mb, const ToiOptions<S>& opt, const Vec3<S>* hint);
+
+}  // namespace impact::toi
