@@ -34,20 +34,34 @@ struct Part {
   double radius = 0;    ///< Every point of the part is within this of `center`.
 };
 
-/// What a mesh body's culling needs, computed once when the body is added.
+/// What the culling reads of one live (non-degenerate) triangle of a mesh body, in its frame, in
+/// the order it reads it: the corners (box, then the distance from a sweep's line), the bounding
+/// sphere, the plane.
+struct CullTriangle {
+  Vec3d a, b, c;          ///< Corners (double).
+  Vec3d center;           ///< Bounding-sphere centre.
+  double radius = 0;      ///< Its radius.
+  Vec3d normal;           ///< Unit normal of the plane (zero for a degenerate plane).
+  double offset = 0;      ///< normal·a: the plane is normal·x = offset.
+  double flatness = 0;    ///< How far the corners may be off that plane (rounding); kNever: no plane.
+  std::uint32_t index = 0;  ///< The triangle's index in the mesh.
+  [[nodiscard]] Vec3d lo() const { return a.cwiseMin(b).cwiseMin(c); }
+  [[nodiscard]] Vec3d hi() const { return a.cwiseMax(b).cwiseMax(c); }
+};
+
+/// What a mesh body's culling needs, computed once when the body is added. The live triangles'
+/// records are stored in the leaf order of their box tree, so that the triangles of a leaf, and
+/// of neighbouring leaves, are adjacent in memory: a query over a 100,000-triangle mesh reads a
+/// few runs of records instead of scattered entries of several arrays (measured: the culling of
+/// falling_pieces_1000 was bound by those cache misses).
 template <class S>
 struct MeshData {
   std::shared_ptr<const TriangleMesh<S>> mesh;
-  std::vector<std::uint32_t> live;  ///< Triangles that can be hit (non-degenerate), ascending.
-  std::vector<Vec3d> lo, hi;        ///< Local box of each live triangle (parallel to `live`).
-  std::vector<Vec3d> center;        ///< Local bounding-sphere centre of each live triangle.
-  std::vector<double> radius;       ///< Its radius.
-  std::vector<Vec3d> normal;        ///< Unit normal of each live triangle's plane (local).
-  std::vector<double> offset;       ///< normal·a: the plane is normal·x = offset.
-  std::vector<double> flatness;     ///< How far the triangle's corners may be off that plane (rounding).
+  std::vector<CullTriangle> tris;   ///< The live triangles, in the tree's leaf order.
   Vec3d box_lo = Vec3d::Zero(), box_hi = Vec3d::Zero();  ///< Local box of all live triangles.
-  BoxTree tree;                     ///< Over the live triangles' local boxes (indices into `live`).
+  BoxTree tree;                     ///< Over the records' boxes (reports indices into `tris`).
 
+  /// Triangle k of the mesh (an index into mesh->triangles).
   [[nodiscard]] Triangle<S> triangle(std::uint32_t k) const {
     const auto& t = mesh->triangles[k];
     return {mesh->vertices[t[0]], mesh->vertices[t[1]], mesh->vertices[t[2]]};
@@ -84,36 +98,43 @@ template <class S>
   auto d = std::make_shared<MeshData<S>>();
   const auto& m = *mesh;
   const std::size_t n = m.triangles.size();
+  std::vector<CullTriangle> live;
+  std::vector<Vec3d> los, his;
   bool any = false;
   for (std::size_t k = 0; k < n; ++k) {
     if (k < m.degenerate().size() && m.degenerate()[k]) continue;
     const auto& t = m.triangles[k];
-    const Vec3d a = m.vertices[t[0]].template cast<double>(), b = m.vertices[t[1]].template cast<double>(),
-                c = m.vertices[t[2]].template cast<double>();
-    const Vec3d lo = a.cwiseMin(b).cwiseMin(c), hi = a.cwiseMax(b).cwiseMax(c);
+    CullTriangle ct;
+    ct.a = m.vertices[t[0]].template cast<double>();
+    ct.b = m.vertices[t[1]].template cast<double>();
+    ct.c = m.vertices[t[2]].template cast<double>();
+    const Vec3d lo = ct.lo(), hi = ct.hi();
     const Vec3d mid = 0.5 * (lo + hi);
-    const double r = std::max({(a - mid).norm(), (b - mid).norm(), (c - mid).norm()});
+    const double r = std::max({(ct.a - mid).norm(), (ct.b - mid).norm(), (ct.c - mid).norm()});
     const double scale = std::max(mid.cwiseAbs().maxCoeff(), r);
-    d->live.push_back(static_cast<std::uint32_t>(k));
-    d->lo.push_back(lo);
-    d->hi.push_back(hi);
-    d->center.push_back(mid);
-    d->radius.push_back(r + kRelativeSlack * scale);
+    ct.index = static_cast<std::uint32_t>(k);
+    ct.center = mid;
+    ct.radius = r + kRelativeSlack * scale;
     // The plane through the triangle, in double; its corners lie on it up to rounding, which
     // `flatness` bounds (a generous multiple of the error of the cross product and dot products).
-    const Vec3d nrm = (b - a).cross(c - a);
+    const Vec3d nrm = (ct.b - ct.a).cross(ct.c - ct.a);
     const double len = nrm.norm();
-    const Vec3d unit = len > 0 ? Vec3d(nrm / len) : Vec3d::Zero();
-    const double off = unit.dot(a);
-    const double flat = std::max({std::abs(unit.dot(b) - off), std::abs(unit.dot(c) - off)}) + kRelativeSlack * (scale + r);
-    d->normal.push_back(unit);
-    d->offset.push_back(off);
-    d->flatness.push_back(len > 0 ? flat : kNever);
+    ct.normal = len > 0 ? Vec3d(nrm / len) : Vec3d::Zero();
+    ct.offset = ct.normal.dot(ct.a);
+    const double flat = std::max({std::abs(ct.normal.dot(ct.b) - ct.offset), std::abs(ct.normal.dot(ct.c) - ct.offset)}) +
+                        kRelativeSlack * (scale + r);
+    ct.flatness = len > 0 ? flat : kNever;
     d->box_lo = any ? Vec3d(d->box_lo.cwiseMin(lo)) : lo;
     d->box_hi = any ? Vec3d(d->box_hi.cwiseMax(hi)) : hi;
     any = true;
+    live.push_back(ct);
+    los.push_back(lo);
+    his.push_back(hi);
   }
-  d->tree.build(d->lo, d->hi);
+  d->tree.build(los, his);
+  const std::vector<std::uint32_t> old = d->tree.renumber();
+  d->tris.reserve(live.size());
+  for (std::uint32_t k : old) d->tris.push_back(live[k]);
   d->mesh = std::move(mesh);
   return d;
 }
@@ -153,8 +174,7 @@ template <class S>
   double r = 0;
   for (const auto& p : out.parts) r = std::max(r, p.center.norm() + p.radius);
   if (out.mesh) {
-    for (std::size_t i = 0; i < out.mesh->live.size(); ++i)
-      r = std::max(r, out.mesh->center[i].norm() + out.mesh->radius[i]);
+    for (const CullTriangle& t : out.mesh->tris) r = std::max(r, t.center.norm() + t.radius);
   }
   out.radius = r * (1.0 + kRelativeSlack);
   return {};

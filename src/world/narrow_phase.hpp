@@ -62,7 +62,7 @@ struct PiecePair {
   /// so far then lets the rest stop early (max_toi).
   double reach = 0;
   int part_a = 0;           ///< Part of the first body of the call.
-  std::uint32_t piece_b = 0;  ///< Part, or index into MeshData::live, of the second.
+  std::uint32_t piece_b = 0;  ///< Part, or index into MeshData::tris, of the second.
 };
 
 /// The first contact of a pair in call order (a = first body of the call).
@@ -117,7 +117,7 @@ template <class S>
 void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, double gap,
                     std::vector<PiecePair>& out) {
   const MeshData<S>& md = *b.body->mesh;
-  const std::size_t n = md.live.size();
+  const std::size_t n = md.tris.size();
   if (!b.path.spins) {
     // The mesh translates: in its frame the part's sphere moves on the line between its
     // relative positions at t = 0 and t = 1, and the triangles stand still.
@@ -131,20 +131,17 @@ void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, doubl
     local.box(gap, lo, hi);
     if ((lo.array() > md.box_hi.array()).any() || (hi.array() < md.box_lo.array()).any()) return;
     md.tree.query(lo, hi, [&](std::uint32_t k) {
-      if ((lo.array() > md.hi[k].array()).any() || (hi.array() < md.lo[k].array()).any()) return;
-      const SweptSphere tri{md.center[k], md.center[k], md.radius[k]};
+      const CullTriangle& ct = md.tris[k];
+      if ((lo.array() > ct.hi().array()).any() || (hi.array() < ct.lo().array()).any()) return;
+      const SweptSphere tri{ct.center, ct.center, ct.radius};
       const double t = first_entry(local, tri, gap);
       if (t == kNever) return;
-      const double tp = plane_entry(local, md.normal[k], md.offset[k], md.flatness[k], gap);
+      const double tp = plane_entry(local, ct.normal, ct.offset, ct.flatness, gap);
       if (tp == kNever) return;
       // The exact distance from the sphere's line to the triangle (sphere and plane tests are
       // cheaper and go first): a ring of triangles around the path meets the sphere test only.
-      const auto& corner = md.mesh->triangles[md.live[k]];
-      const Vec3d ta = md.mesh->vertices[corner[0]].template cast<double>(),
-                  tb = md.mesh->vertices[corner[1]].template cast<double>(),
-                  tc = md.mesh->vertices[corner[2]].template cast<double>();
-      const double far = std::max({scale, md.center[k].cwiseAbs().maxCoeff() + md.radius[k], local.r + gap});
-      const double reach = segment_triangle_distance(local.p0, local.p1, ta, tb, tc);
+      const double far = std::max({scale, ct.center.cwiseAbs().maxCoeff() + ct.radius, local.r + gap});
+      const double reach = segment_triangle_distance(local.p0, local.p1, ct.a, ct.b, ct.c);
       if (reach > local.r + gap + kSegmentSlack * far) return;
       out.push_back({std::max(t, tp), reach, part, k});
     });
@@ -166,9 +163,9 @@ void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, doubl
 /// swept sphere is `sa` toward the triangle: the direction time_of_impact tries first.
 template <class S>
 [[nodiscard]] Vec3<S> triangle_hint(const SweptSphere& sa, const StepBody<S>& b, std::uint32_t k) {
-  const MeshData<S>& md = *b.body->mesh;
-  const Vec3d n = b.path.r0 * md.normal[k];
-  const bool above = n.dot(sa.p0 - b.path.p0) > md.offset[k];
+  const CullTriangle& ct = b.body->mesh->tris[k];
+  const Vec3d n = b.path.r0 * ct.normal;
+  const bool above = n.dot(sa.p0 - b.path.p0) > ct.offset;
   return (above ? Vec3d(-n) : n).template cast<S>();
 }
 
@@ -234,7 +231,7 @@ template <class S>
     std::int64_t piece_b;
     if (mesh_b) {
       const MeshData<S>& md = *b.body->mesh;
-      const std::uint32_t tri = md.live[pp.piece_b];
+      const std::uint32_t tri = md.tris[pp.piece_b].index;
       const Shape<S> sb = md.triangle(tri);
       const Vec3<S> hint = triangle_hint(a.parts[static_cast<std::size_t>(pp.part_a)], b, pp.piece_b);
       h = toi::time_of_impact_hinted(sa, ma, sb, b.motion, toi, &hint);

@@ -1,0 +1,116 @@
+// The world's box tree (src/world/box_tree.hpp) against brute force: every item whose box
+// overlaps the query box (closed boxes: touching counts) is reported exactly once, whatever the
+// rounding of the collapsed tree's float boxes. Random box sets: clustered and spread, flat boxes
+// (a height field's triangles lie in planes), boxes sharing a face with the query, and
+// coordinates far from the origin (1e6, where a float ulp is 0.06 and the boxes are 1e-3 wide, so
+// every float box needs its outward rounding). Also: renumber() puts each leaf's items in a run,
+// and the answers follow the new numbers.
+#include "world/box_tree.hpp"
+
+#include "scenes.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace {
+
+using impact::world_detail::BoxTree;
+using Vec3d = Eigen::Vector3d;
+using scenes::Rng;
+
+bool overlap(const Vec3d& alo, const Vec3d& ahi, const Vec3d& blo, const Vec3d& bhi) {
+  return (alo.array() <= bhi.array()).all() && (blo.array() <= ahi.array()).all();
+}
+
+void check_sets(double offset, double size, const std::string& name) {
+  Rng rng(scenes::seed_of(name));
+  int reported = 0, met = 0;
+  for (int set = 0; set < scenes::battery(40); ++set) {
+    const int n = 1 + rng.index(set % 4 == 0 ? 8 : 3000);
+    std::vector<Vec3d> lo(static_cast<std::size_t>(n)), hi(static_cast<std::size_t>(n));
+    const Vec3d origin = Vec3d::Constant(offset) + rng.in_cube(1) * offset * 1e-3;
+    for (int k = 0; k < n; ++k) {
+      const Vec3d c = origin + (set % 3 == 0 ? rng.in_cube(0.1) * size : rng.in_cube(1) * size);
+      Vec3d e(rng.uniform(0, 0.05), rng.uniform(0, 0.05), rng.uniform(0, 0.05));
+      e *= size;
+      if (rng.uniform() < 0.2) e[rng.index(3)] = 0;  // flat
+      lo[static_cast<std::size_t>(k)] = c - e;
+      hi[static_cast<std::size_t>(k)] = c + e;
+    }
+    BoxTree tree;
+    tree.build(lo, hi);
+    std::vector<int> seen(static_cast<std::size_t>(n));
+    for (int q = 0; q < 50; ++q) {
+      Vec3d qlo, qhi;
+      if (q % 5 == 0) {
+        // Touching an item's box: share a face (or a corner) exactly.
+        const auto k = static_cast<std::size_t>(rng.index(n));
+        const int axis = rng.index(3);
+        qlo = hi[k] - Vec3d::Constant(rng.uniform(0, 0.2) * size);
+        qlo[axis] = hi[k][axis];
+        qhi = qlo + Vec3d::Constant(rng.uniform(0, 0.2) * size);
+      } else {
+        const Vec3d c = origin + rng.in_cube(1.1) * size;
+        const Vec3d e = Vec3d(rng.uniform(0, 0.3), rng.uniform(0, 0.3), rng.uniform(0, 0.3)) * size;
+        qlo = c - e;
+        qhi = c + e;
+      }
+      std::fill(seen.begin(), seen.end(), 0);
+      tree.query(qlo, qhi, [&](std::uint32_t k) {
+        ASSERT_LT(k, static_cast<std::uint32_t>(n));
+        ++seen[k];
+      });
+      for (int k = 0; k < n; ++k) {
+        const auto i = static_cast<std::size_t>(k);
+        ASSERT_LE(seen[i], 1) << name << " set " << set << " query " << q << " item " << k << " reported twice";
+        if (overlap(lo[i], hi[i], qlo, qhi)) {
+          ++met;
+          ASSERT_EQ(seen[i], 1) << name << " set " << set << " query " << q << ": item " << k << " overlaps, not reported";
+        }
+        reported += seen[i];
+      }
+    }
+    // Renumbered: item i is old[i]; the same boxes give the same answers under the new numbers.
+    const std::vector<std::uint32_t> old = tree.renumber();
+    ASSERT_EQ(old.size(), static_cast<std::size_t>(n));
+    std::vector<std::uint32_t> sorted = old;
+    std::sort(sorted.begin(), sorted.end());
+    for (int k = 0; k < n; ++k) ASSERT_EQ(sorted[static_cast<std::size_t>(k)], static_cast<std::uint32_t>(k));
+    const Vec3d c = origin + rng.in_cube(1) * size, e = Vec3d::Constant(0.4 * size);
+    std::vector<std::uint32_t> before, after;
+    for (int k = 0; k < n; ++k)
+      if (overlap(lo[static_cast<std::size_t>(k)], hi[static_cast<std::size_t>(k)], c - e, c + e))
+        before.push_back(static_cast<std::uint32_t>(k));
+    tree.query(c - e, c + e, [&](std::uint32_t k) {
+      const std::uint32_t was = old[k];
+      if (overlap(lo[was], hi[was], c - e, c + e)) after.push_back(was);
+    });
+    std::sort(after.begin(), after.end());
+    EXPECT_EQ(before, after) << name << " set " << set << " after renumber()";
+  }
+  // The queries meet boxes often, and the tree's superset is not everything.
+  EXPECT_GT(met, 1000) << name;
+  EXPECT_LT(reported, 4 * met) << name;
+}
+
+TEST(BoxTree, ReportsEveryOverlappingBoxOnceNearTheOrigin) { check_sets(0, 1, "box tree near origin"); }
+
+TEST(BoxTree, ReportsEveryOverlappingBoxOnceFarFromTheOrigin) { check_sets(1e6, 1e-2, "box tree far"); }
+
+TEST(BoxTree, EmptyAndSingleItemTrees) {
+  BoxTree empty;
+  empty.build({}, {});
+  int calls = 0;
+  empty.query(Vec3d::Constant(-1e300), Vec3d::Constant(1e300), [&](std::uint32_t) { ++calls; });
+  EXPECT_EQ(calls, 0);
+  BoxTree one;
+  one.build({Vec3d(1, 2, 3)}, {Vec3d(1, 2, 3)});  // a point box
+  one.query(Vec3d(1, 2, 3), Vec3d(1, 2, 3), [&](std::uint32_t k) { calls += 1 + int(k); });
+  EXPECT_EQ(calls, 1);
+  one.query(Vec3d(1, 2, 3.5), Vec3d(2, 3, 4), [&](std::uint32_t) { ADD_FAILURE() << "reported"; });
+}
+
+}  // namespace
