@@ -7,6 +7,7 @@ template ToiHit<double> time_of_impact<double>(const Shape<double>&, const Motio
                                        const ToiOptions<double>&);
 
 template ToiHit<double> toi::time_of_impact_hinted<double>(const Shape<double>&, const Motion<double>&, const Shape<double>&,
-                                                  const Motion<double>&, const ToiOptions<double>&, const Vec3<double>*);
+                                                  const Motion<double>&, const ToiOptions<double>&,
+                                                  std::span<const toi::ToiHint<double>>);
 
 }  // namespace impact

@@ -7,6 +7,7 @@ template ToiHit<float> time_of_impact<float>(const Shape<float>&, const Motion<f
                                        const ToiOptions<float>&);
 
 template ToiHit<float> toi::time_of_impact_hinted<float>(const Shape<float>&, const Motion<float>&, const Shape<float>&,
-                                                  const Motion<float>&, const ToiOptions<float>&, const Vec3<float>*);
+                                                  const Motion<float>&, const ToiOptions<float>&,
+                                                  std::span<const toi::ToiHint<float>>);
 
 }  // namespace impact

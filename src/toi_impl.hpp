@@ -28,12 +28,12 @@ S core_radius(const Shape<S>& s, S peeled) {
 template <class S>
 ToiHit<S> time_of_impact(const Shape<S>& a, const Motion<S>& ma, const Shape<S>& b, const Motion<S>& mb,
                          const ToiOptions<S>& opt) {
-  return toi::time_of_impact_hinted<S>(a, ma, b, mb, opt, nullptr);
+  return toi::time_of_impact_hinted<S>(a, ma, b, mb, opt, {});
 }
 
 template <class S>
 ToiHit<S> toi::time_of_impact_hinted(const Shape<S>& a, const Motion<S>& ma, const Shape<S>& b, const Motion<S>& mb,
-                                     const ToiOptions<S>& opt, const Vec3<S>* hint) {
+                                     const ToiOptions<S>& opt, std::span<const toi::ToiHint<S>> hints) {
   ToiHit<S> out;
   if (!detail::pair_ok(a, ma.pose, b, mb.pose)) {
     out.error = detail::validate_pair(a, ma.pose, b, mb.pose, "a", "motion_a.pose", "b", "motion_b.pose");
@@ -75,15 +75,20 @@ ToiHit<S> toi::time_of_impact_hinted(const Shape<S>& a, const Motion<S>& ma, con
   const toi::Kinematics<C> kb(widen(mb, mb.pose.position.template cast<C>() - origin), C(core_radius(b, cb.radius)));
   const ToiOptions<C> wide{opt.method,         C(opt.target_distance), C(opt.tolerance),
                            opt.paper_acceptance, opt.max_iterations,    C(opt.max_toi)};
-  const Vec3<C> wide_hint = hint != nullptr ? Vec3<C>(hint->template cast<C>().normalized()) : Vec3<C>::Zero();
-  const Vec3<C>* solver_hint = hint != nullptr && wide_hint.allFinite() ? &wide_hint : nullptr;
+  toi::ToiHint<C> wide_hints[toi::kMaxHints];
+  int hint_count = 0;
+  for (const toi::ToiHint<S>& h : hints.first(std::min(hints.size(), std::size_t(toi::kMaxHints)))) {
+    const Vec3<C> d = h.direction.template cast<C>().normalized();
+    if (d.allFinite()) wide_hints[hint_count++] = {d, h.face_of_b};
+  }
+  const std::span<const toi::ToiHint<C>> solver_hints(wide_hints, static_cast<std::size_t>(hint_count));
   const ToiHit<C> hit = detail::visit_core(ca, [&](const auto& x) {
     return detail::visit_core(cb, [&](const auto& y) {
       const auto run = [&](const auto& px, const auto& py) {
         using X = std::decay_t<decltype(px)>;
         using Y = std::decay_t<decltype(py)>;
         toi::ToiSolver<C, X, Y> solver(px, C(ca.radius), py, C(cb.radius), ka, kb, wide);
-        return solver.run(solver_hint);
+        return solver.run(solver_hints);
       };
       if constexpr (std::is_same_v<C, S>)
         return run(x, y);

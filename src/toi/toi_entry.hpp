@@ -4,16 +4,26 @@
 // that a caller compiles none of the solver.
 #include <impact/toi.hpp>
 
+#include <span>
+
 namespace impact::toi {
 
-/// time_of_impact(a, ma, b, mb, opt), trying first a unit world direction `hint` from A toward B
-/// that is normal to a face of B (a mesh triangle's normal, turned toward A): when its separation
-/// and the rotation bound prove the shapes farther apart than target + tolerance over
-/// [0, opt.max_toi], the answer is a miss found without GJK. Otherwise, and for a null hint, the
-/// answer is time_of_impact's, bit for bit. (No run of time_of_impact could report a contact
-/// there: its hits are within the tolerance of the target.)
+/// A direction worth trying before GJK: unit (world, at t = 0), from A toward B.
+template <class S>
+struct ToiHint {
+  Vec3<S> direction;
+  bool face_of_b = false;  ///< normal to a face of B (turns with B: the bound's tighter frame)
+};
+
+/// time_of_impact(a, ma, b, mb, opt), trying first each of `hints` (a mesh triangle's normal
+/// turned toward A, the direction from the triangle to A's centre): when one's separation and the
+/// rotation bound prove the shapes farther apart than target + tolerance over [0, opt.max_toi],
+/// the answer is a miss found without GJK. Otherwise the answer is time_of_impact's, bit for bit.
+/// (No run of time_of_impact could report a contact there: its hits are within the tolerance of
+/// the target.)
 template <class S>
 [[nodiscard]] ToiHit<S> time_of_impact_hinted(const Shape<S>& a, const Motion<S>& ma, const Shape<S>& b,
-                                              const Motion<S>& mb, const ToiOptions<S>& opt, const Vec3<S>* hint);
+                                              const Motion<S>& mb, const ToiOptions<S>& opt,
+                                              std::span<const ToiHint<S>> hints);
 
 }  // namespace impact::toi

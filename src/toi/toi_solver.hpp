@@ -11,10 +11,14 @@
 #include "toi/kinematics.hpp"
 #include "toi/moving_pair.hpp"
 #include "toi/narrowing_models.hpp"
+#include "toi/toi_entry.hpp"
 
 #include <limits>
 
 namespace impact::toi {
+
+/// The most hints a query tries (toi_entry.hpp); more are ignored.
+inline constexpr int kMaxHints = 4;
 
 template <class S, class A, class B>
 class ToiSolver {
@@ -26,17 +30,19 @@ class ToiSolver {
   ToiSolver(const ToiSolver&) = delete;  // dirs_ refers to pair_'s motions
   ToiSolver& operator=(const ToiSolver&) = delete;
 
-  /// GJK at t = 0 (overlapping: done), then the method the options name. A `hint` (a unit world
-  /// direction from A toward B, normal to a face of B, e.g. a mesh triangle's) that proves the
-  /// shapes apart over [0, max_toi] settles a miss before any GJK; where max_toi < 1, GJK's axis
-  /// at t = 0 is tried the same way. Neither test changes the run that follows when it fails.
-  ToiHit<S> run(const Vec3<S>* hint = nullptr) {
+  /// GJK at t = 0 (overlapping: done), then the method the options name. A hint (toi_entry.hpp)
+  /// that proves the shapes apart over [0, max_toi] settles a miss before any GJK; where
+  /// max_toi < 1, GJK's axis at t = 0 is tried the same way. No test changes the run that follows
+  /// when it fails.
+  ToiHit<S> run(std::span<const ToiHint<S>> hints = {}) {
     ToiHit<S> out;
     lo_tf_a_ = pair_.ka.at(S(0));
     lo_tf_b_ = pair_.kb.at(S(0));
-    if (hint != nullptr && apart_along(*hint, 2)) {
-      finish(out, Status::miss, S(1), DistanceResult<S>{}, Vec3<S>::Zero());
-      return out;
+    for (const ToiHint<S>& h : hints) {
+      if (apart_along(h.direction, h.face_of_b ? 2 : 0)) {
+        finish(out, Status::miss, S(1), DistanceResult<S>{}, Vec3<S>::Zero());
+        return out;
+      }
     }
     lo_ = pair_.distance(lo_tf_a_, lo_tf_b_);
     lo_face_ = pair_.face_of_simplex();

@@ -159,14 +159,23 @@ void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, doubl
   }
 }
 
-/// The normal of live triangle k of mesh body b at t = 0 (world), turned from the part whose
-/// swept sphere is `sa` toward the triangle: the direction time_of_impact tries first.
+/// The directions time_of_impact tries before GJK for the part whose swept sphere is `sa` against
+/// triangle k of mesh body b (toi_entry.hpp), at t = 0 in the world: the triangle's normal turned
+/// toward the part's centre's side, and the direction from the centre to its closest point of the
+/// triangle (which separates a part beside the triangle, where the normal cannot). Returns how
+/// many it wrote.
 template <class S>
-[[nodiscard]] Vec3<S> triangle_hint(const SweptSphere& sa, const StepBody<S>& b, std::uint32_t k) {
+int triangle_hints(const SweptSphere& sa, const StepBody<S>& b, std::uint32_t k, toi::ToiHint<S>* out) {
   const CullTriangle& ct = b.body->mesh->tris[k];
+  const Vec3d local = b.path.r0.transpose() * (sa.p0 - b.path.p0);
+  const bool above = ct.normal.dot(local) > ct.offset;
   const Vec3d n = b.path.r0 * ct.normal;
-  const bool above = n.dot(sa.p0 - b.path.p0) > ct.offset;
-  return (above ? Vec3d(-n) : n).template cast<S>();
+  out[0] = {(above ? Vec3d(-n) : n).template cast<S>(), true};
+  const Vec3d away = from_triangle(local, ct.a, ct.b, ct.c);
+  const double len = away.norm();
+  if (!(len > 0) || std::abs(ct.normal.dot(away)) > 0.999 * len) return 1;  // the normal again
+  out[1] = {(b.path.r0 * (away / -len)).template cast<S>(), false};
+  return 2;
 }
 
 /// Per-pair options of the narrow phase.
@@ -233,8 +242,9 @@ template <class S>
       const MeshData<S>& md = *b.body->mesh;
       const std::uint32_t tri = md.tris[pp.piece_b].index;
       const Shape<S> sb = md.triangle(tri);
-      const Vec3<S> hint = triangle_hint(a.parts[static_cast<std::size_t>(pp.part_a)], b, pp.piece_b);
-      h = toi::time_of_impact_hinted(sa, ma, sb, b.motion, toi, &hint);
+      toi::ToiHint<S> hints[2];
+      const int count = triangle_hints(a.parts[static_cast<std::size_t>(pp.part_a)], b, pp.piece_b, hints);
+      h = toi::time_of_impact_hinted<S>(sa, ma, sb, b.motion, toi, std::span(hints, static_cast<std::size_t>(count)));
       piece_b = tri;
     } else {
       const Shape<S>& sb = part_query(b, static_cast<int>(pp.piece_b), mb);

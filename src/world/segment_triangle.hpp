@@ -16,29 +16,34 @@
 
 namespace impact::world_detail {
 
-/// Squared distance from p to the triangle abc (Ericson §5.1.5, by Voronoi regions).
-[[nodiscard]] inline double point_triangle_sq(const Vec3d& p, const Vec3d& a, const Vec3d& b, const Vec3d& c) {
+/// p less its closest point of the triangle abc (Ericson §5.1.5, by Voronoi regions).
+[[nodiscard]] inline Vec3d from_triangle(const Vec3d& p, const Vec3d& a, const Vec3d& b, const Vec3d& c) {
   const Vec3d ab = b - a, ac = c - a, ap = p - a;
   const double d1 = ab.dot(ap), d2 = ac.dot(ap);
-  if (d1 <= 0 && d2 <= 0) return ap.squaredNorm();
+  if (d1 <= 0 && d2 <= 0) return ap;
   const Vec3d bp = p - b;
   const double d3 = ab.dot(bp), d4 = ac.dot(bp);
-  if (d3 >= 0 && d4 <= d3) return bp.squaredNorm();
+  if (d3 >= 0 && d4 <= d3) return bp;
   const double vc = d1 * d4 - d3 * d2;
-  if (vc <= 0 && d1 >= 0 && d3 <= 0) return (ap - ab * (d1 / (d1 - d3))).squaredNorm();
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) return ap - ab * (d1 / (d1 - d3));
   const Vec3d cp = p - c;
   const double d5 = ab.dot(cp), d6 = ac.dot(cp);
-  if (d6 >= 0 && d5 <= d6) return cp.squaredNorm();
+  if (d6 >= 0 && d5 <= d6) return cp;
   const double vb = d5 * d2 - d1 * d6;
-  if (vb <= 0 && d2 >= 0 && d6 <= 0) return (ap - ac * (d2 / (d2 - d6))).squaredNorm();
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) return ap - ac * (d2 / (d2 - d6));
   const double va = d3 * d6 - d5 * d4;
   if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
     const double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-    return (bp - (c - b) * w).squaredNorm();
+    return bp - (c - b) * w;
   }
   const double denom = 1.0 / (va + vb + vc);
   const double v = vb * denom, w = vc * denom;
-  return (ap - ab * v - ac * w).squaredNorm();
+  return ap - ab * v - ac * w;
+}
+
+/// Squared distance from p to the triangle abc.
+[[nodiscard]] inline double point_triangle_sq(const Vec3d& p, const Vec3d& a, const Vec3d& b, const Vec3d& c) {
+  return from_triangle(p, a, b, c).squaredNorm();
 }
 
 /// Squared distance between the segments p1q1 and p2q2 (Ericson §5.1.9).

@@ -4,8 +4,9 @@
 //   form, for both methods: a contact before max_toi is found, and is time_of_impact's answer
 //   without max_toi bit for bit; a pair whose first contact is past max_toi (or that never
 //   touches) is a miss. Both outcomes are common. Bad values are refused naming the field.
-// - The hint on random pieces (boxes, hulls, cylinders, capsules, spheres, rounded boxes) turning
-//   and moving against a triangle, with max_toi at random: the hinted answer is the unhinted one
+// - The hints on random pieces (boxes, hulls, cylinders, capsules, spheres, rounded boxes) turning
+//   and moving against a triangle (none, the normal, or the normal and a direction toward the
+//   triangle), with max_toi at random: the hinted answer is the unhinted one
 //   bit for bit, or a miss where the unhinted is a miss too. A hinted miss is a certificate that
 //   the distance stays above target + tolerance over [0, max_toi], checked on 65 sampled times by
 //   `distance`; a good share of the misses is settled that way.
@@ -146,9 +147,12 @@ TYPED_TEST(MaxToi, TriangleHintSettlesOnlyMisses) {
     // The hint: the triangle's normal at t = 0, turned from the piece's centre toward the plane.
     const V n = q * V(0, 0, 1);
     const V hint_d = local.z() > 0 ? V(-n) : n;
-    const Vec3<S> hint = scenes::to_s<S>(hint_d);
+    // And a direction that is no face's: from the piece's centre to the triangle's centroid (any
+    // unit direction is a valid hint; the world's is toward the closest point).
+    const V toward = (origin + q * ((ta + tb + tc) / 3) - (origin + q * local)).normalized();
+    const toi::ToiHint<S> hint[2] = {{scenes::to_s<S>(hint_d), true}, {scenes::to_s<S>(toward), false}};
     const ToiHit<S> plain = time_of_impact<S>(piece, ma, tri, mb, opt);
-    const ToiHit<S> hinted = toi::time_of_impact_hinted<S>(piece, ma, tri, mb, opt, &hint);
+    const ToiHit<S> hinted = toi::time_of_impact_hinted<S>(piece, ma, tri, mb, opt, std::span(hint, rng.index(3)));
     const std::string what = "case " + std::to_string(c) + " " + scenes::describe(piece) + ": hinted " +
                              std::string(to_string(hinted.status)) + ", plain " + std::string(to_string(plain.status)) +
                              " " + std::to_string(double(plain.toi));
@@ -160,7 +164,7 @@ TYPED_TEST(MaxToi, TriangleHintSettlesOnlyMisses) {
     }
     ++misses;
     if (hinted.stats.gjk_calls != 0) continue;
-    // Settled by the hint alone: the distance stays above target + tolerance up to max_toi.
+    // Settled by a hint alone: the distance stays above target + tolerance up to max_toi.
     ++settled;
     const double limit = std::min(1.0, double(opt.max_toi));
     for (int i = 0; i <= 64; ++i) {
