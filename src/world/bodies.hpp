@@ -34,32 +34,37 @@ struct Part {
   double radius = 0;    ///< Every point of the part is within this of `center`.
 };
 
-/// What the culling reads of one live (non-degenerate) triangle of a mesh body, in its frame, in
-/// the order it reads it: the corners (box, then the distance from a sweep's line), the bounding
-/// sphere, the plane.
-struct CullTriangle {
-  Vec3d a, b, c;          ///< Corners (double).
+/// What the culling tests first of one live (non-degenerate) triangle of a mesh body, in its
+/// frame: the bounding sphere, then the plane. Most triangles a query visits stop here, so this
+/// part is kept apart from the corners (72 bytes a triangle, not 152).
+struct TriangleBounds {
   Vec3d center;           ///< Bounding-sphere centre.
   double radius = 0;      ///< Its radius.
   Vec3d normal;           ///< Unit normal of the plane (zero for a degenerate plane).
   double offset = 0;      ///< normal·a: the plane is normal·x = offset.
   double flatness = 0;    ///< How far the corners may be off that plane (rounding); kNever: no plane.
+};
+
+/// The corners of a live triangle (double), for its box and the distance from a sweep's line.
+struct TriangleCorners {
+  Vec3d a, b, c;
   std::uint32_t index = 0;  ///< The triangle's index in the mesh.
   [[nodiscard]] Vec3d lo() const { return a.cwiseMin(b).cwiseMin(c); }
   [[nodiscard]] Vec3d hi() const { return a.cwiseMax(b).cwiseMax(c); }
 };
 
 /// What a mesh body's culling needs, computed once when the body is added. The live triangles'
-/// records are stored in the leaf order of their box tree, so that the triangles of a leaf, and
-/// of neighbouring leaves, are adjacent in memory: a query over a 100,000-triangle mesh reads a
-/// few runs of records instead of scattered entries of several arrays (measured: the culling of
-/// falling_pieces_1000 was bound by those cache misses).
+/// bounds and corners are stored in the leaf order of their box tree, so that the triangles of a
+/// leaf, and of neighbouring leaves, are adjacent in memory: a query over a 100,000-triangle mesh
+/// reads a few runs instead of scattered entries (measured: the culling of falling_pieces_1000 was
+/// bound by those cache misses).
 template <class S>
 struct MeshData {
   std::shared_ptr<const TriangleMesh<S>> mesh;
-  std::vector<CullTriangle> tris;   ///< The live triangles, in the tree's leaf order.
+  std::vector<TriangleBounds> bounds;    ///< The live triangles' spheres and planes, in the tree's leaf order.
+  std::vector<TriangleCorners> corners;  ///< Their corners and mesh indices, in the same order.
   Vec3d box_lo = Vec3d::Zero(), box_hi = Vec3d::Zero();  ///< Local box of all live triangles.
-  BoxTree tree;                     ///< Over the records' boxes (reports indices into `tris`).
+  BoxTree tree;                          ///< Over the triangles' boxes (reports indices into both arrays).
 
   /// Triangle k of the mesh (an index into mesh->triangles).
   [[nodiscard]] Triangle<S> triangle(std::uint32_t k) const {
@@ -98,43 +103,50 @@ template <class S>
   auto d = std::make_shared<MeshData<S>>();
   const auto& m = *mesh;
   const std::size_t n = m.triangles.size();
-  std::vector<CullTriangle> live;
+  std::vector<TriangleBounds> bounds;
+  std::vector<TriangleCorners> corners;
   std::vector<Vec3d> los, his;
   bool any = false;
   for (std::size_t k = 0; k < n; ++k) {
     if (k < m.degenerate().size() && m.degenerate()[k]) continue;
     const auto& t = m.triangles[k];
-    CullTriangle ct;
-    ct.a = m.vertices[t[0]].template cast<double>();
-    ct.b = m.vertices[t[1]].template cast<double>();
-    ct.c = m.vertices[t[2]].template cast<double>();
-    const Vec3d lo = ct.lo(), hi = ct.hi();
+    TriangleCorners tc;
+    tc.a = m.vertices[t[0]].template cast<double>();
+    tc.b = m.vertices[t[1]].template cast<double>();
+    tc.c = m.vertices[t[2]].template cast<double>();
+    tc.index = static_cast<std::uint32_t>(k);
+    const Vec3d lo = tc.lo(), hi = tc.hi();
     const Vec3d mid = 0.5 * (lo + hi);
-    const double r = std::max({(ct.a - mid).norm(), (ct.b - mid).norm(), (ct.c - mid).norm()});
+    const double r = std::max({(tc.a - mid).norm(), (tc.b - mid).norm(), (tc.c - mid).norm()});
     const double scale = std::max(mid.cwiseAbs().maxCoeff(), r);
-    ct.index = static_cast<std::uint32_t>(k);
-    ct.center = mid;
-    ct.radius = r + kRelativeSlack * scale;
+    TriangleBounds tb;
+    tb.center = mid;
+    tb.radius = r + kRelativeSlack * scale;
     // The plane through the triangle, in double; its corners lie on it up to rounding, which
     // `flatness` bounds (a generous multiple of the error of the cross product and dot products).
-    const Vec3d nrm = (ct.b - ct.a).cross(ct.c - ct.a);
+    const Vec3d nrm = (tc.b - tc.a).cross(tc.c - tc.a);
     const double len = nrm.norm();
-    ct.normal = len > 0 ? Vec3d(nrm / len) : Vec3d::Zero();
-    ct.offset = ct.normal.dot(ct.a);
-    const double flat = std::max({std::abs(ct.normal.dot(ct.b) - ct.offset), std::abs(ct.normal.dot(ct.c) - ct.offset)}) +
+    tb.normal = len > 0 ? Vec3d(nrm / len) : Vec3d::Zero();
+    tb.offset = tb.normal.dot(tc.a);
+    const double flat = std::max({std::abs(tb.normal.dot(tc.b) - tb.offset), std::abs(tb.normal.dot(tc.c) - tb.offset)}) +
                         kRelativeSlack * (scale + r);
-    ct.flatness = len > 0 ? flat : kNever;
+    tb.flatness = len > 0 ? flat : kNever;
     d->box_lo = any ? Vec3d(d->box_lo.cwiseMin(lo)) : lo;
     d->box_hi = any ? Vec3d(d->box_hi.cwiseMax(hi)) : hi;
     any = true;
-    live.push_back(ct);
+    bounds.push_back(tb);
+    corners.push_back(tc);
     los.push_back(lo);
     his.push_back(hi);
   }
   d->tree.build(los, his);
   const std::vector<std::uint32_t> old = d->tree.renumber();
-  d->tris.reserve(live.size());
-  for (std::uint32_t k : old) d->tris.push_back(live[k]);
+  d->bounds.reserve(old.size());
+  d->corners.reserve(old.size());
+  for (std::uint32_t k : old) {
+    d->bounds.push_back(bounds[k]);
+    d->corners.push_back(corners[k]);
+  }
   d->mesh = std::move(mesh);
   return d;
 }
@@ -174,7 +186,7 @@ template <class S>
   double r = 0;
   for (const auto& p : out.parts) r = std::max(r, p.center.norm() + p.radius);
   if (out.mesh) {
-    for (const CullTriangle& t : out.mesh->tris) r = std::max(r, t.center.norm() + t.radius);
+    for (const TriangleBounds& t : out.mesh->bounds) r = std::max(r, t.center.norm() + t.radius);
   }
   out.radius = r * (1.0 + kRelativeSlack);
   return {};

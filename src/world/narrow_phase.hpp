@@ -4,12 +4,16 @@
 // piece has a swept sphere (swept_bounds.hpp); a piece pair is kept when the two spheres come
 // within the gap, with the first time they can (`t_enter`). Triangles of a mesh that does not
 // turn are culled in the mesh's frame, where the other piece moves on a line: its sweep's box
-// walks the mesh's box tree (box_tree.hpp), then each triangle's box, sphere, plane and distance
+// walks the mesh's box tree (box_tree.hpp), then each triangle's sphere, plane, box and distance
 // from the sweep's line (segment_triangle.hpp) are tested.
 // Triangles of a turning mesh (a platform) get swept spheres in the world once per step and are
 // tested one by one (a brute-force pass: such meshes are small in the scenes so far).
 //
-// Kept piece pairs run through `time_of_impact` in the order of t_enter. A piece pair cannot
+// Kept piece pairs run through `time_of_impact` in the order of t_enter, then of how near the
+// sweep's line passes (the nearest triangles usually hold the earliest contact). Each later call
+// gets the best time so far as its max_toi, and tries first the directions triangle_hints gives,
+// which prove most triangles of a step apart without GJK (toi_entry.hpp); neither changes an
+// answer that could be the pair's earliest. A piece pair cannot
 // come within the gap before its t_enter, and a hit is within the tolerance of the target, so
 // once t_enter exceeds the best toi so far by more than a float ulp the rest cannot beat it and
 // are skipped (a `max_iterations` lower bound earlier than t_enter is the one thing a skipped pair
@@ -62,7 +66,7 @@ struct PiecePair {
   /// so far then lets the rest stop early (max_toi).
   double reach = 0;
   int part_a = 0;           ///< Part of the first body of the call.
-  std::uint32_t piece_b = 0;  ///< Part, or index into MeshData::tris, of the second.
+  std::uint32_t piece_b = 0;  ///< Part, or index into MeshData::bounds/corners, of the second.
 };
 
 /// The first contact of a pair in call order (a = first body of the call).
@@ -117,7 +121,7 @@ template <class S>
 void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, double gap,
                     std::vector<PiecePair>& out) {
   const MeshData<S>& md = *b.body->mesh;
-  const std::size_t n = md.tris.size();
+  const std::size_t n = md.bounds.size();
   if (!b.path.spins) {
     // The mesh translates: in its frame the part's sphere moves on the line between its
     // relative positions at t = 0 and t = 1, and the triangles stand still.
@@ -131,17 +135,19 @@ void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, doubl
     local.box(gap, lo, hi);
     if ((lo.array() > md.box_hi.array()).any() || (hi.array() < md.box_lo.array()).any()) return;
     md.tree.query(lo, hi, [&](std::uint32_t k) {
-      const CullTriangle& ct = md.tris[k];
-      if ((lo.array() > ct.hi().array()).any() || (hi.array() < ct.lo().array()).any()) return;
-      const SweptSphere tri{ct.center, ct.center, ct.radius};
+      // The sphere and the plane first: most triangles stop there, before their corners are read.
+      const TriangleBounds& tb = md.bounds[k];
+      const SweptSphere tri{tb.center, tb.center, tb.radius};
       const double t = first_entry(local, tri, gap);
       if (t == kNever) return;
-      const double tp = plane_entry(local, ct.normal, ct.offset, ct.flatness, gap);
+      const double tp = plane_entry(local, tb.normal, tb.offset, tb.flatness, gap);
       if (tp == kNever) return;
-      // The exact distance from the sphere's line to the triangle (sphere and plane tests are
-      // cheaper and go first): a ring of triangles around the path meets the sphere test only.
-      const double far = std::max({scale, ct.center.cwiseAbs().maxCoeff() + ct.radius, local.r + gap});
-      const double reach = segment_triangle_distance(local.p0, local.p1, ct.a, ct.b, ct.c);
+      const TriangleCorners& tc = md.corners[k];
+      if ((lo.array() > tc.hi().array()).any() || (hi.array() < tc.lo().array()).any()) return;
+      // The exact distance from the sphere's line to the triangle: a ring of triangles around the
+      // path meets the sphere test only.
+      const double far = std::max({scale, tb.center.cwiseAbs().maxCoeff() + tb.radius, local.r + gap});
+      const double reach = segment_triangle_distance(local.p0, local.p1, tc.a, tc.b, tc.c);
       if (reach > local.r + gap + kSegmentSlack * far) return;
       out.push_back({std::max(t, tp), reach, part, k});
     });
@@ -166,14 +172,15 @@ void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, doubl
 /// many it wrote.
 template <class S>
 int triangle_hints(const SweptSphere& sa, const StepBody<S>& b, std::uint32_t k, toi::ToiHint<S>* out) {
-  const CullTriangle& ct = b.body->mesh->tris[k];
+  const TriangleBounds& tb = b.body->mesh->bounds[k];
+  const TriangleCorners& tc = b.body->mesh->corners[k];
   const Vec3d local = b.path.r0.transpose() * (sa.p0 - b.path.p0);
-  const bool above = ct.normal.dot(local) > ct.offset;
-  const Vec3d n = b.path.r0 * ct.normal;
+  const bool above = tb.normal.dot(local) > tb.offset;
+  const Vec3d n = b.path.r0 * tb.normal;
   out[0] = {(above ? Vec3d(-n) : n).template cast<S>(), true};
-  const Vec3d away = from_triangle(local, ct.a, ct.b, ct.c);
+  const Vec3d away = from_triangle(local, tc.a, tc.b, tc.c);
   const double len = away.norm();
-  if (!(len > 0) || std::abs(ct.normal.dot(away)) > 0.999 * len) return 1;  // the normal again
+  if (!(len > 0) || std::abs(tb.normal.dot(away)) > 0.999 * len) return 1;  // the normal again
   out[1] = {(b.path.r0 * (away / -len)).template cast<S>(), false};
   return 2;
 }
@@ -240,7 +247,7 @@ template <class S>
     std::int64_t piece_b;
     if (mesh_b) {
       const MeshData<S>& md = *b.body->mesh;
-      const std::uint32_t tri = md.tris[pp.piece_b].index;
+      const std::uint32_t tri = md.corners[pp.piece_b].index;
       const Shape<S> sb = md.triangle(tri);
       toi::ToiHint<S> hints[2];
       const int count = triangle_hints(a.parts[static_cast<std::size_t>(pp.part_a)], b, pp.piece_b, hints);

@@ -127,7 +127,7 @@ void body_box(const StepBody<S>& sb, Vec3d& lo, Vec3d& hi) {
       const double slack = kRelativeSlack * std::max(lo.cwiseAbs().maxCoeff(), hi.cwiseAbs().maxCoeff());
       lo.array() -= slack;
       hi.array() += slack;
-      if (md.tris.empty()) hi = lo - Vec3d::Ones();  // nothing to hit: an empty box
+      if (md.bounds.empty()) hi = lo - Vec3d::Ones();  // nothing to hit: an empty box
       return;
     }
     sb.path.body(b.radius).box(0, lo, hi);
@@ -288,8 +288,8 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> broad_phase(std::vector<Ste
       StepBody<S>& s = sb[k];
       if (s.body->kind != BodyKind::mesh || !s.path.spins || !s.triangles.empty()) continue;
       const MeshData<S>& md = *s.body->mesh;
-      s.triangles.reserve(md.tris.size());
-      for (const CullTriangle& t : md.tris) s.triangles.push_back(s.path.piece(t.center, t.radius));
+      s.triangles.reserve(md.bounds.size());
+      for (const TriangleBounds& t : md.bounds) s.triangles.push_back(s.path.piece(t.center, t.radius));
     }
   }
   return pairs;
