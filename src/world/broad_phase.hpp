@@ -88,9 +88,11 @@ inline void sweep_and_prune(const std::vector<BroadBody>& bodies, double gap, st
 
 /// The same pairs from a box tree over the bodies' boxes, built for the step: each moving body
 /// queries it with its own box (pairs of two resting bodies are never wanted, so resting bodies
-/// only answer queries).
-inline void tree_pairs(const std::vector<BroadBody>& bodies, double gap, BoxTree& tree,
-                       std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs) {
+/// only answer queries). `for_each(n, f)` calls f(begin, end, list) over a partition of [0, n)
+/// (in parallel, each call with its own list); the lists are joined and sorted.
+template <class ForEach>
+void tree_pairs(const std::vector<BroadBody>& bodies, double gap, BoxTree& tree,
+                std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs, ForEach&& for_each) {
   pairs.clear();
   std::vector<Vec3d> lo(bodies.size()), hi(bodies.size());
   for (std::size_t i = 0; i < bodies.size(); ++i) {
@@ -98,15 +100,17 @@ inline void tree_pairs(const std::vector<BroadBody>& bodies, double gap, BoxTree
     hi[i] = bodies[i].hi;
   }
   tree.build(lo, hi);
-  for (std::uint32_t i = 0; i < bodies.size(); ++i) {
-    const BroadBody& a = bodies[i];
-    if (!a.moves) continue;
-    tree.query(a.lo, a.hi, [&](std::uint32_t j) {
-      // A pair of two movers is found from both sides: keep it from the lower index.
-      if (j == i || (bodies[j].moves && j < i)) return;
-      if (keep_pair(a, bodies[j], gap)) pairs.emplace_back(std::min(i, j), std::max(i, j));
-    });
-  }
+  for_each(bodies.size(), [&](std::size_t begin, std::size_t end, std::vector<std::pair<std::uint32_t, std::uint32_t>>& out) {
+    for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) {
+      const BroadBody& a = bodies[i];
+      if (!a.moves) continue;
+      tree.query(a.lo, a.hi, [&](std::uint32_t j) {
+        // A pair of two movers is found from both sides: keep it from the lower index.
+        if (j == i || (bodies[j].moves && j < i)) return;
+        if (keep_pair(a, bodies[j], gap)) out.emplace_back(std::min(i, j), std::max(i, j));
+      });
+    }
+  }, pairs);
   std::sort(pairs.begin(), pairs.end());
 }
 

@@ -225,16 +225,20 @@ std::string gather_motions(const std::vector<Body<S>>& bodies,
     sb[i].motion.pose = bodies[i].pose;
   }
   for (const BodyMotion<S>& m : motions) {
-    const std::string at = "motions." + m.body;
+    // The field's path is built only for a message (a string per motion was a tenth of the
+    // broad phase's time on 10,000 bodies).
+    const auto at = [&] { return "motions." + m.body; };
     auto it = index.find(m.body);
-    if (it == index.end()) return at + ": unknown body";
-    if (given[it->second]) return at + ": given twice";
+    if (it == index.end()) return at() + ": unknown body";
+    if (given[it->second]) return at() + ": given twice";
     given[it->second] = 1;
-    if (!m.use_stored_pose) {
-      if (auto e = validate(m.motion.pose); !e.empty()) return at + ".pose." + e;
+    if (!m.use_stored_pose && !detail::pose_ok(m.motion.pose)) {
+      if (auto e = validate(m.motion.pose); !e.empty()) return at() + ".pose." + e;
     }
-    if (auto e = detail::check_vector(m.motion.linear_velocity, at + ".linear_velocity"); !e.empty()) return e;
-    if (auto e = detail::check_vector(m.motion.angular_velocity, at + ".angular_velocity"); !e.empty()) return e;
+    if (!detail::point_ok(m.motion.linear_velocity))
+      return detail::check_vector(m.motion.linear_velocity, at() + ".linear_velocity");
+    if (!detail::point_ok(m.motion.angular_velocity))
+      return detail::check_vector(m.motion.angular_velocity, at() + ".angular_velocity");
     StepBody<S>& s = sb[it->second];
     if (!m.use_stored_pose) s.motion.pose = m.motion.pose;
     s.motion.linear_velocity = m.motion.linear_velocity;
@@ -243,22 +247,60 @@ std::string gather_motions(const std::vector<Body<S>>& bodies,
   return {};
 }
 
+/// The step's thread count (options.threads, 0: all cores).
+template <class S>
+int step_threads(const WorldStepOptions<S>& options) {
+  return options.threads > 0 ? options.threads : tbb::info::default_concurrency();
+}
+
+/// Calls f(begin, end, list) over a partition of [0, n), on `threads` threads, each call with a
+/// list of its own; the lists are then appended to `joined` (in no fixed order: callers sort).
+template <class T, class F>
+void for_each_range(std::size_t n, int threads, F&& f, std::vector<T>& joined) {
+  if (threads == 1 || n < 512) {
+    f(std::size_t(0), n, joined);
+    return;
+  }
+  tbb::enumerable_thread_specific<std::vector<T>> lists;
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256),
+                      [&](const tbb::blocked_range<std::size_t>& r) { f(r.begin(), r.end(), lists.local()); });
+  });
+  for (const auto& l : lists) joined.insert(joined.end(), l.begin(), l.end());
+}
+
 /// Broad phase: every body's path and swept spheres, the pairs whose swept boxes (grown by half
 /// the culling gap, returned in `gap`) overlap, and the swept spheres of the triangles of turning
-/// meshes in a pair.
+/// meshes in a pair. The paths and the box queries run on the step's threads (on 10,000 bodies
+/// the broad phase was a tenth of a two-thread step, run on one).
 template <class S>
 std::vector<std::pair<std::uint32_t, std::uint32_t>> broad_phase(std::vector<StepBody<S>>& sb,
                                                                  const WorldStepOptions<S>& options, double& gap) {
   const double target = double(options.target_distance);
-  // Swept bounds, and the world's scale for the culling gap.
+  const int threads = step_threads(options);
+  // Swept bounds, and the world's scale for the culling gap (maxima: the same in any order).
+  struct Scale {
+    double reach, size;
+  };
+  std::vector<Scale> scales;
+  for_each_range(sb.size(), threads, [&](std::size_t begin, std::size_t end, std::vector<Scale>& out) {
+    Scale m{0, target};
+    for (std::size_t i = begin; i < end; ++i) {
+      StepBody<S>& s = sb[i];
+      s.path = BodyPath::of(s.motion);
+      const Body<S>& b = *s.body;
+      s.parts.clear();
+      for (const auto& p : b.parts) s.parts.push_back(s.path.piece(p.center, p.radius));
+      m.reach = std::max({m.reach, s.path.p0.norm() + b.radius, s.path.p1.norm() + b.radius});
+      m.size = std::max({m.size, b.radius, (s.path.p1 - s.path.p0).norm()});
+    }
+    out.push_back(m);
+  }, scales);
   double reach = 0, size = target;
-  for (auto& s : sb) {
-    s.path = BodyPath::of(s.motion);
-    const Body<S>& b = *s.body;
-    s.parts.clear();
-    for (const auto& p : b.parts) s.parts.push_back(s.path.piece(p.center, p.radius));
-    reach = std::max({reach, s.path.p0.norm() + b.radius, s.path.p1.norm() + b.radius});
-    size = std::max({size, b.radius, (s.path.p1 - s.path.p0).norm()});
+  for (const Scale& m : scales) {
+    reach = std::max(reach, m.reach);
+    size = std::max(size, m.size);
   }
   gap = target + 2.0 * honoured_tolerance<S>(double(options.tolerance), reach, size);
   std::vector<BroadBody> broad(sb.size());
@@ -280,7 +322,7 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> broad_phase(std::vector<Ste
     sweep_and_prune(broad, gap, order, pairs);
   } else {
     BoxTree tree;
-    tree_pairs(broad, gap, tree, pairs);
+    tree_pairs(broad, gap, tree, pairs, [&](std::size_t n, auto&& f, auto& joined) { for_each_range(n, threads, f, joined); });
   }
   // Turning meshes in a pair: their triangles' swept spheres, once.
   for (const auto& [i, j] : pairs) {
@@ -377,11 +419,11 @@ std::vector<PairOutcome<S>> narrow_phase(std::vector<StepBody<S>>& sb,
                                          const WorldStepOptions<S>& options, double gap) {
   std::vector<PairOutcome<S>> outcomes(pairs.size());
   const std::vector<std::uint32_t> order = spatial_order(sb, pairs);
+  const int threads = step_threads(options);
   auto run = [&](std::size_t n, NarrowScratch& scratch) {
     const std::uint32_t k = order[n];
     narrow_pair(sb, pairs[k], options, gap, scratch, outcomes[k]);
   };
-  const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   if (threads == 1 || pairs.size() < 2) {
     NarrowScratch scratch;
     for (std::size_t k = 0; k < pairs.size(); ++k) run(k, scratch);
