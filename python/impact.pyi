@@ -238,7 +238,7 @@ def shape_cast(a: Shape, b: Shape, pose_a: Pose | None = None, velocity_a: Vec3L
 def time_of_impact(a: Shape, b: Shape, motion_a: Motion | None = None, motion_b: Motion | None = None, *,
                    method: ToiMethodArg = ToiMethod.extrusion_brent, target_distance: float = 0.0,
                    tolerance: float | None = None, paper_acceptance: bool = False, max_iterations: int = 4096,
-                   precision: str = "double") -> ToiHit: ...
+                   max_toi: float = 1.0, precision: str = "double") -> ToiHit: ...
 
 # ---- triangle meshes ----
 
@@ -480,7 +480,7 @@ def time_of_impact_batch(a: Shape, b: Shape, position_a: ArrayLike | None = None
                          angular_velocity_b: ArrayLike | None = None, *,
                          method: ToiMethodArg = ToiMethod.extrusion_brent, target_distance: float = 0.0,
                          tolerance: float | None = None, paper_acceptance: bool = False, max_iterations: int = 4096,
-                         threads: int = 0, grain: int = 64) -> CastRows: ...
+                         max_toi: float = 1.0, threads: int = 0, grain: int = 64) -> CastRows: ...
 def mesh_ray_cast_batch(mesh: TriangleMesh, origin: ArrayLike, direction: ArrayLike, *, max_lambda: float = 1.0,
                         back_faces: BackFacesArg = BackFaces.ignore, brute_force: bool = False, threads: int = 0,
                         grain: int = 64) -> MeshRayRows: ...

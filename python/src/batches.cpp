@@ -55,6 +55,7 @@ struct PairArgs {
   CastMethod cast_method = CastMethod::gjk_raycast;
   ToiMethod toi_method = ToiMethod::extrusion_brent;
   int toi_max_iterations = 4096;
+  double max_toi = 1.0;
   BatchOptions batch;
 };
 
@@ -141,6 +142,7 @@ py::dict toi_rows(const ShapeObj& a, const ShapeObj& b, const std::array<py::obj
   o.tolerance = or_default<S>(x.tolerance, o.tolerance);
   o.paper_acceptance = x.paper_acceptance;
   o.max_iterations = x.toi_max_iterations;
+  o.max_toi = static_cast<S>(x.max_toi);
   BatchOutputs out(n);
   CastRows<S> rows = cast_outputs<S>(out);
   const Shape<S>& sa = a.get<S>();
@@ -215,11 +217,12 @@ void bind_batches(py::module_& m) {
       "time_of_impact_batch",
       [](const ShapePtr& a, const ShapePtr& b, const py::object& pa, const py::object& ra, const py::object& la,
          const py::object& wa, const py::object& pb, const py::object& rb, const py::object& lb, const py::object& wb,
-         const py::object& method, double target, const py::object& tolerance, bool paper, int iters, int threads,
-         int grain) {
+         const py::object& method, double target, const py::object& tolerance, bool paper, int iters, double max_toi,
+         int threads, int grain) {
         PairArgs x;
         x.toi_method = enum_arg<ToiMethod>(method, "method"), x.target_distance = target, x.tolerance = tolerance;
-        x.paper_acceptance = paper, x.toi_max_iterations = iters, x.batch = batch_options(threads, grain);
+        x.paper_acceptance = paper, x.toi_max_iterations = iters, x.max_toi = max_toi;
+        x.batch = batch_options(threads, grain);
         const std::array<py::object, 8> v{pa, ra, la, wa, pb, rb, lb, wb};
         const bool f = batch_is_float({{"position_a", pa}, {"rotation_a", ra}, {"linear_velocity_a", la},
                                        {"angular_velocity_a", wa}, {"position_b", pb}, {"rotation_b", rb},
@@ -231,7 +234,7 @@ void bind_batches(py::module_& m) {
       py::arg("rotation_b") = none, py::arg("linear_velocity_b") = none, py::arg("angular_velocity_b") = none,
       py::kw_only(), py::arg("method") = ToiMethod::extrusion_brent, py::arg("target_distance") = 0.0,
       py::arg("tolerance") = none, py::arg("paper_acceptance") = false, py::arg("max_iterations") = 4096,
-      py::arg("threads") = 0, py::arg("grain") = 64,
+      py::arg("max_toi") = 1.0, py::arg("threads") = 0, py::arg("grain") = 64,
       (std::string("time_of_impact(a, motion_a[i], b, motion_b[i]) for every row i (motions as pose, linear and "
                    "angular velocity arrays): keys status, toi, point_a, point_b, normal.") + kBatchDoc).c_str());
 }

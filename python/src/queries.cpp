@@ -97,6 +97,7 @@ struct ToiArgs {
   py::object tolerance;
   bool paper_acceptance;
   int max_iterations;
+  double max_toi;
 };
 
 template <class S>
@@ -107,6 +108,7 @@ ToiHit<double> run(const ToiArgs& x) {
   o.tolerance = or_default<S>(x.tolerance, o.tolerance);
   o.paper_acceptance = x.paper_acceptance;
   o.max_iterations = x.max_iterations;
+  o.max_toi = static_cast<S>(x.max_toi);
   return widen_result(time_of_impact<S>(x.a.get<S>(), x.motion_a.get<S>(), x.b.get<S>(), x.motion_b.get<S>(), o));
 }
 
@@ -235,16 +237,18 @@ void bind_queries(py::module_& m) {
       "time_of_impact",
       [](const ShapePtr& a, const ShapePtr& b, const py::object& motion_a, const py::object& motion_b,
          const py::object& method, double target_distance, const py::object& tolerance, bool paper_acceptance,
-         int max_iterations, const std::string& precision) {
+         int max_iterations, double max_toi, const std::string& precision) {
         return in_precision(precision, ToiArgs{*a, *b, motion_or_rest(motion_a), motion_or_rest(motion_b),
                                                enum_arg<ToiMethod>(method, "method"), target_distance, tolerance,
-                                               paper_acceptance, max_iterations});
+                                               paper_acceptance, max_iterations, max_toi});
       },
       py::arg("a"), py::arg("b"), py::arg("motion_a") = none, py::arg("motion_b") = none, py::kw_only(),
       py::arg("method") = ToiMethod::extrusion_brent, py::arg("target_distance") = 0.0, py::arg("tolerance") = none,
-      py::arg("paper_acceptance") = false, py::arg("max_iterations") = 4096, py::arg("precision") = "double",
+      py::arg("paper_acceptance") = false, py::arg("max_iterations") = 4096, py::arg("max_toi") = 1.0,
+      py::arg("precision") = "double",
       "First time t in [0, 1] at which a and b, under rigid motions with rotation (None: at rest at the identity), "
-      "come within target_distance; never late, no contact missed under rotation.");
+      "come within target_distance; never late, no contact missed under rotation. max_toi: only contacts at or "
+      "before it are sought (later ones are misses; earlier answers are unchanged).");
 }
 
 }  // namespace impact::python
