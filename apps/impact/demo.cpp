@@ -188,6 +188,7 @@ int run_demo(const DemoOptions& options, std::ostream& out) {
 
   run_rotating_demo(reps, out);
   run_level_demo(out);
+  run_world_demo(out);
 
   out << "\nMore: `impact query` answers the JSON Lines protocol; `impact --help` lists everything.\n";
   return 0;

@@ -35,8 +35,6 @@ using V = Vec3<double>;
 const Color kOrange(0.93f, 0.55f, 0.25f), kBlue(0.30f, 0.55f, 0.85f), kRed = render::kMarkerColor,
     kGrey(0.75f, 0.74f, 0.72f);
 
-Quat<double> turn(double angle, const V& axis) { return Quat<double>(Eigen::AngleAxis<double>(angle, axis.normalized())); }
-
 Pose<double> at(const V& p, const Quat<double>& q = Quat<double>::Identity()) {
   Pose<double> pose;
   pose.position = p;
@@ -139,67 +137,12 @@ Scene level_scene(bool carved) {
 
 Scene falling_pieces_scene(std::ostream& out) {
   Scene s;
-  std::mt19937_64 rng(18);
-  std::uniform_real_distribution<double> u(-1, 1);
-  // The ground: a bumpy height field of 48 × 48 quads over [−6, 6]².
-  auto ground = std::make_shared<TriangleMesh<double>>();
-  const int n = 48;
-  const double lo = -6, cell = 12.0 / n;
-  for (int j = 0; j <= n; ++j)
-    for (int i = 0; i <= n; ++i) {
-      const double x = lo + i * cell, y = lo + j * cell;
-      ground->vertices.emplace_back(x, y, 0.35 * std::sin(0.9 * x) * std::cos(0.7 * y) + 0.15 * std::sin(2.1 * x + 1.3 * y));
-    }
-  for (int j = 0; j < n; ++j)
-    for (int i = 0; i < n; ++i) {
-      const auto a = std::uint32_t(j * (n + 1) + i), b = a + 1, c = a + (n + 1), d = c + 1;
-      ground->triangles.push_back({a, b, d});
-      ground->triangles.push_back({a, d, c});
-    }
-  (void)build_mesh(*ground);
-  std::vector<WorldBody<double>> bodies;
-  WorldBody<double> g;
-  g.id = "ground";
-  g.kind = BodyKind::mesh;
-  g.mesh = ground;
-  bodies.push_back(g);
-  std::vector<BodyMotion<double>> motions;
-  auto unit = [&] {
-    V v(u(rng), u(rng), u(rng));
-    while (v.squaredNorm() > 1 || v.squaredNorm() < 1e-3) v = V(u(rng), u(rng), u(rng));
-    return V(v.normalized());
-  };
-  auto piece = [&](int kind) -> Shape<double> {
-    const double k = 0.25 + 0.2 * std::abs(u(rng));
-    if (kind == 0) return Box<double>{V(k, 0.6 * k, 0.4 * k)};
-    if (kind == 1) return Cylinder<double>{0.6 * k, 0.7 * k};
-    std::vector<V> pts;
-    for (int i = 0; i < 20; ++i) pts.push_back(V(unit().cwiseProduct(V(k, 0.8 * k, 0.6 * k))));
-    return Hull<double>::build(pts).hull;
-  };
-  const int pieces = 60;
-  for (int i = 0; i < pieces; ++i) {
-    WorldBody<double> b;
-    char id[16];
-    std::snprintf(id, sizeof id, "p%02d", i);
-    b.id = id;
-    if (i % 4 == 3) {
-      b.kind = BodyKind::compound;
-      const int parts = 2 + i % 3;
-      for (int p = 0; p < parts; ++p) b.parts.push_back({piece(p % 3), at(V(0.35 * std::cos(2.1 * p), 0.35 * std::sin(2.1 * p), 0.1 * p), turn(p, unit()))});
-    } else {
-      b.kind = BodyKind::convex;
-      b.shape = piece(i % 3);
-    }
-    BodyMotion<double> m;
-    m.body = b.id;
-    m.motion.pose = at(V(4.5 * u(rng), 4.5 * u(rng), 1.4 + 2.0 * std::abs(u(rng))), turn(3 * u(rng), unit()));
-    m.motion.linear_velocity = V(0.6 * u(rng), 0.6 * u(rng), -1.5 - 1.5 * std::abs(u(rng)));
-    m.motion.angular_velocity = unit() * (6 * std::abs(u(rng)));
-    b.pose = m.motion.pose;
-    bodies.push_back(std::move(b));
-    motions.push_back(std::move(m));
-  }
+  // 60 pieces over a ground of 48 × 48 quads on [−6, 6]² (the text demo's scene, smaller).
+  const DemoWorld w = make_falling_pieces(60, 48, 6.0, 18);
+  const auto& ground = w.ground;
+  const auto& bodies = w.bodies;
+  const auto& motions = w.motions;
+  const int pieces = static_cast<int>(motions.size());
   World<double> world;
   (void)world.edit({}, bodies, "bodies");
   WorldStepOptions<double> opt;
