@@ -93,10 +93,11 @@ struct ToiOptions {
   /// Cap on interval tests (extrusion) or advancement steps; reaching it reports
   /// Status::max_iterations with toi a proven lower bound.
   int max_iterations = 4096;
-  /// Only contacts at or before this time are sought (in [0, 1]; larger values act as 1): a pair
-  /// proven apart over [0, max_toi] is a miss, and the search stops once it has proven the
-  /// shapes apart past it. Any answer at or before max_toi is the same, bit for bit, as without
-  /// it. A caller keeping the earliest of many pairs passes the best time so far (World does).
+  /// Only contacts at or before this time are sought (in [0, 1]; larger values act as 1): the
+  /// search ends there, and a pair proven apart over [0, max_toi] is a miss. A contact at or
+  /// before it is found as without it, with the same guarantees (never late, within the
+  /// tolerance); the search takes a shorter path, so its time may differ within the tolerance.
+  /// A caller keeping the earliest of many pairs passes the best time so far (World does).
   S max_toi = S(1);
 };
 

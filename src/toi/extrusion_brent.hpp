@@ -48,6 +48,7 @@ auto ToiSolver<S, A, B>::start_extrusion() -> Extrusion {
   x.target = opt.target_distance;
   x.aim = x.target + opt.tolerance / S(2);
   x.paper = opt.paper_acceptance;
+  x.t_try = limit_;  // the first interval: the whole search, [0, max_toi]
   x.xtol = std::max(opt.tolerance / (S(4) * std::max(pair_.rel.speed, std::numeric_limits<S>::min())),
                     S(8) * std::numeric_limits<S>::epsilon());
   add_direction(lo_.normal, lo_tf_a_, lo_tf_b_, pair_.face_of_simplex());
@@ -91,15 +92,11 @@ auto ToiSolver<S, A, B>::test_interval(Extrusion& x) -> IntervalTest {
   return test;
 }
 
-/// No contact on [t_lo, t_try]: t_lo moves there (t = 1, or past max_toi: a miss).
+/// No contact on [t_lo, t_try]: t_lo moves there (at the search's end, t = 1 or max_toi: a miss).
 template <class S, class A, class B>
 auto ToiSolver<S, A, B>::pass_interval(ToiHit<S>& out, Extrusion& x, const IntervalTest& test) -> Flow {
-  if (x.t_try >= S(1)) {
+  if (x.t_try >= limit_) {  // apart up to the step's end, or up to max_toi
     pair_.stats.photo_finish = pair_.stats.interval_tests > 1;
-    finish(out, Status::miss, S(1), lo_, Vec3<S>::Zero());
-    return Flow::done;
-  }
-  if (x.t_try > limit_) {  // apart past max_toi: nothing the caller seeks is left
     finish(out, Status::miss, S(1), lo_, Vec3<S>::Zero());
     return Flow::done;
   }
@@ -123,7 +120,7 @@ bool ToiSolver<S, A, B>::coast(Extrusion& x) {
     return false;
   lo_exact_ = false;
   dirs_.carry(x.stepped);
-  propose_toward(x, x.cand > x.t_lo ? x.cand : S(1));
+  propose_toward(x, search_end(x));
   return true;
 }
 
@@ -182,8 +179,8 @@ auto ToiSolver<S, A, B>::plan_from_exact(ToiHit<S>& out, Extrusion& x) -> Flow {
     }
     return Flow::next;
   }
-  // Toward the pending candidate (or t = 1), as far as the directions' model allows.
-  const S end = x.cand > x.t_lo ? x.cand : S(1);
+  // Toward the pending candidate (or the search's end), as far as the directions' model allows.
+  const S end = search_end(x);
   if (!x.paper && x.failed_proposals > 0 && x.safe_runs < kSafeRuns) {
     // Marching where the model's proposals keep failing: straight to the advancement step (the
     // model is asked again every fifth step).
@@ -392,7 +389,7 @@ void ToiSolver<S, A, B>::give_up(ToiHit<S>& out, S t_lo) {
 template <class S, class A, class B>
 int ToiSolver<S, A, B>::secant(Extrusion& x, S t0, S d0, S t1, S d1, int probes) {
   for (int k = 0; k < probes && d0 > d1; ++k) {
-    const S tp = std::min(S(1), t1 + (d1 - x.aim) * (t1 - t0) / (d0 - d1));
+    const S tp = std::min(limit_, t1 + (d1 - x.aim) * (t1 - t0) / (d0 - d1));
     if (!(tp > t1)) break;
     const Transform<S> pa = pair_.ka.at(tp), pb = pair_.kb.at(tp);
     const DistanceResult<S> rp = pair_.distance(pa, pb, false);
@@ -404,7 +401,7 @@ int ToiSolver<S, A, B>::secant(Extrusion& x, S t0, S d0, S t1, S d1, int probes)
       x.cand = tp;
       add_direction(rp.normal, pa, pb, pair_.face_of_simplex());
     }
-    if (tp >= S(1)) break;
+    if (tp >= limit_) break;
     t0 = t1;
     d0 = d1;
     t1 = tp;

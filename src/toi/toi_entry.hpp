@@ -18,7 +18,8 @@ struct ToiHint {
 /// time_of_impact(a, ma, b, mb, opt), trying first each of `hints` (a mesh triangle's normal
 /// turned toward A, the direction from the triangle to A's centre): when one's separation and the
 /// rotation bound prove the shapes farther apart than target + tolerance over [0, opt.max_toi],
-/// the answer is a miss found without GJK. Otherwise the answer is time_of_impact's, bit for bit.
+/// the answer is a miss found without GJK. Otherwise the answer is time_of_impact's (with the same
+/// options), bit for bit.
 /// (No run of time_of_impact could report a contact there: its hits are within the tolerance of
 /// the target.)
 template <class S>

@@ -138,6 +138,10 @@ class ToiSolver {
   // toi/rotating_advancement.hpp
   void advance(ToiHit<S>& out);
 
+  /// Where the next steps aim: the pending candidate (a time GJK found the shapes apart), or the
+  /// search's end (t = 1, or max_toi).
+  S search_end(const Extrusion& x) const { return std::min(x.cand > x.t_lo ? x.cand : S(1), limit_); }
+
   // toi/extrusion_brent.hpp
   void extrude(ToiHit<S>& out);
   Extrusion start_extrusion();
@@ -164,7 +168,7 @@ class ToiSolver {
 
   MovingPair<S, A, B> pair_;
   DirectionStore<S> dirs_;
-  S limit_ = std::min(S(1), pair_.opt.max_toi);  ///< contacts after this time are not sought
+  S limit_ = std::min(S(1), pair_.opt.max_toi);  ///< the search's end: contacts after it are not sought
   Transform<S> lo_tf_a_, lo_tf_b_;  ///< the placements at t_lo
   DistanceResult<S> lo_;            ///< GJK's answer at t_lo (or at an earlier time: see lo_exact_)
   int lo_face_ = 0;                 ///< face_of_simplex() of lo_
