@@ -90,9 +90,13 @@ void bar_cases(ToiMethod method, const std::string& name) {
       EXPECT_TRUE(same(r, whole)) << what;
     }
   }
-  // Both outcomes common: contacts found before max_toi, and contacts cut off by it.
-  EXPECT_GT(found, cases / 6) << name;
+  // Both outcomes common: contacts found before max_toi, and contacts cut off by it (each about
+  // a fifth of the cases: measured 18–22% and 21–25% in release's 800; the sanitizers' 200 drew
+  // 16.5% found once).
+  EXPECT_GT(found, cases / 10) << name;
   EXPECT_GT(cut, cases / 10) << name;
+  std::printf("[ max_toi  ] %s%s: %d cases, %d contacts found before max_toi, %d cut off by it\n", name.c_str(),
+              scenes::scalar_name<S>(), cases, found, cut);
 }
 
 TYPED_TEST(MaxToi, ContactsBeforeItAreUnchangedAndLaterOnesAreMissesExtrusion) {
