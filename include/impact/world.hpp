@@ -133,7 +133,9 @@ struct WorldStepOptions {
   BroadPhase broad_phase = BroadPhase::box_tree;  ///< How body pairs are found.
   int max_iterations = 4096;                      ///< Of every piece pair's `time_of_impact`.
   /// Skip a body pair's piece pairs whose swept spheres meet only after the best toi found so far
-  /// (they cannot beat it). False runs every piece pair the culling keeps (for tests).
+  /// (they cannot beat it), and search the others only up to it (ToiOptions::max_toi): the same
+  /// contacts, each time within the tolerance. False runs every piece pair the culling keeps over
+  /// the whole step (for tests: each event is then its pieces' own time_of_impact, bit for bit).
   bool prune_by_best = true;
   /// Threads of the narrow phase (oneTBB): 0 for every core, 1 for the calling thread only. The
   /// events are the same, bit for bit, for any count (each pair's answer has its own slot).

@@ -139,7 +139,9 @@ class BoxTree {
 
   /// A node of the collapsed tree: up to four children's boxes, in float, rounded outward.
   struct alignas(64) Wide {
-    float lo[3][4], hi[3][4];   ///< lo[axis][slot]; an empty slot has lo = +inf, hi = −inf.
+    /// lo[axis][slot]; an empty slot's are NaN, which no comparison meets (an infinite or NaN
+    /// query box, rounded to ±inf, still meets only the used slots).
+    float lo[3][4], hi[3][4];
     std::uint32_t child[4];     ///< Inner slot: index into wide_; leaf slot: first index into order_.
     std::uint32_t count[4];     ///< Leaf slot: items; inner or empty slot: 0.
   };
@@ -196,8 +198,8 @@ class BoxTree {
     for (int i = 0; i < 4; ++i) {
       Wide& w = wide_[at];
       for (int a = 0; a < 3; ++a) {
-        w.lo[a][i] = i < used ? down(nodes_[slots[i]].lo[a] - centre_[a]) : std::numeric_limits<float>::infinity();
-        w.hi[a][i] = i < used ? up(nodes_[slots[i]].hi[a] - centre_[a]) : -std::numeric_limits<float>::infinity();
+        w.lo[a][i] = i < used ? down(nodes_[slots[i]].lo[a] - centre_[a]) : std::numeric_limits<float>::quiet_NaN();
+        w.hi[a][i] = i < used ? up(nodes_[slots[i]].hi[a] - centre_[a]) : std::numeric_limits<float>::quiet_NaN();
       }
       w.count[i] = i < used ? nodes_[slots[i]].count : 0;
       w.child[i] = i < used && w.count[i] > 0 ? nodes_[slots[i]].first : 0;
