@@ -93,7 +93,8 @@ struct ToiOptions {
   /// Cap on interval tests (extrusion) or advancement steps; reaching it reports
   /// Status::max_iterations with toi a proven lower bound.
   int max_iterations = 4096;
-  /// Only contacts at or before this time are sought (in [0, 1]; larger values act as 1): the
+  /// Only contacts at or before this time are sought (≥ 0; values above 1, up to the magnitude
+  /// limit of Tolerances, act as 1; negative or non-finite ones are invalid_input): the
   /// search ends there, and a pair proven apart over [0, max_toi] is a miss. A contact at or
   /// before it is found as without it, with the same guarantees (never late, within the
   /// tolerance); the search takes a shorter path, so its time may differ within the tolerance.
