@@ -10,4 +10,6 @@ template ToiHit<double> toi::time_of_impact_hinted<double>(const Shape<double>&,
                                                   const Motion<double>&, const ToiOptions<double>&,
                                                   std::span<const toi::ToiHint<double>>);
 
+template class toi::PartSweep<double>;
+
 }  // namespace impact

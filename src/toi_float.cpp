@@ -10,4 +10,6 @@ template ToiHit<float> toi::time_of_impact_hinted<float>(const Shape<float>&, co
                                                   const Motion<float>&, const ToiOptions<float>&,
                                                   std::span<const toi::ToiHint<float>>);
 
+template class toi::PartSweep<float>;
+
 }  // namespace impact

@@ -23,56 +23,51 @@ S core_radius(const Shape<S>& s, S peeled) {
   return std::max(S(0), bounding_radius(s) - peeled) * (S(1) + S(64) * std::numeric_limits<S>::epsilon());
 }
 
-}  // namespace
-
+/// The first invalid velocity or option, in time_of_impact's order (empty: none).
 template <class S>
-ToiHit<S> time_of_impact(const Shape<S>& a, const Motion<S>& ma, const Shape<S>& b, const Motion<S>& mb,
-                         const ToiOptions<S>& opt) {
-  return toi::time_of_impact_hinted<S>(a, ma, b, mb, opt, {});
+std::string velocity_error(const Motion<S>& ma, const Motion<S>& mb) {
+  if (auto e = detail::check_vector(ma.linear_velocity, "motion_a.linear_velocity"); !e.empty()) return e;
+  if (auto e = detail::check_vector(ma.angular_velocity, "motion_a.angular_velocity"); !e.empty()) return e;
+  if (auto e = detail::check_vector(mb.linear_velocity, "motion_b.linear_velocity"); !e.empty()) return e;
+  return detail::check_vector(mb.angular_velocity, "motion_b.angular_velocity");
 }
 
 template <class S>
-ToiHit<S> toi::time_of_impact_hinted(const Shape<S>& a, const Motion<S>& ma, const Shape<S>& b, const Motion<S>& mb,
-                                     const ToiOptions<S>& opt, std::span<const toi::ToiHint<S>> hints) {
-  ToiHit<S> out;
-  if (!detail::pair_ok(a, ma.pose, b, mb.pose)) {
-    out.error = detail::validate_pair(a, ma.pose, b, mb.pose, "a", "motion_a.pose", "b", "motion_b.pose");
-    return out;
-  }
-  if (!detail::point_ok(ma.linear_velocity) || !detail::point_ok(ma.angular_velocity) ||
-      !detail::point_ok(mb.linear_velocity) || !detail::point_ok(mb.angular_velocity) ||
-      !detail::size_ok(opt.target_distance) || !(opt.tolerance > S(0)) || !detail::size_ok(opt.tolerance) ||
-      opt.max_iterations < 1 || !detail::size_ok(opt.max_toi)) {
-    if (auto e = detail::check_vector(ma.linear_velocity, "motion_a.linear_velocity"); !e.empty()) out.error = e;
-    else if (auto e = detail::check_vector(ma.angular_velocity, "motion_a.angular_velocity"); !e.empty()) out.error = e;
-    else if (auto e = detail::check_vector(mb.linear_velocity, "motion_b.linear_velocity"); !e.empty()) out.error = e;
-    else if (auto e = detail::check_vector(mb.angular_velocity, "motion_b.angular_velocity"); !e.empty()) out.error = e;
-    else if (auto e = detail::check_scalar(opt.target_distance, "target_distance"); !e.empty()) out.error = e;
-    else if (auto e = detail::check_scalar(opt.tolerance, "tolerance", true); !e.empty()) out.error = e;
-    else if (opt.max_iterations < 1) out.error = "max_iterations: must be at least 1";
-    else out.error = detail::check_scalar(opt.max_toi, "max_toi");
-    return out;
-  }
-  detail::Core<S> ca, cb;
-  detail::peel(a, ca);
-  detail::peel(b, cb);
-  // The solver works relative to A's starting position, in double for float bodies too (the
-  // shapes' supports stay in their own precision, detail/promote.hpp). Far from the origin (1e2
-  // in float) the placements at every t otherwise round at that magnitude; and in float the
-  // distance model, which needs them to the tolerance, had stalled to max_iterations on fast
-  // propellers. The difference of the two positions is taken in double.
-  using C = detail::GjkCompute<S>;
-  const Vec3<C> origin = ma.pose.position.template cast<C>();
-  const auto widen = [](const Motion<S>& m, const Vec3<C>& position) {
-    Motion<C> w;
-    w.pose = m.pose.template cast<C>();
-    w.pose.position = position;
-    w.linear_velocity = m.linear_velocity.template cast<C>();
-    w.angular_velocity = m.angular_velocity.template cast<C>();
-    return w;
-  };
-  const toi::Kinematics<C> ka(widen(ma, Vec3<C>::Zero()), C(core_radius(a, ca.radius)));
-  const toi::Kinematics<C> kb(widen(mb, mb.pose.position.template cast<C>() - origin), C(core_radius(b, cb.radius)));
+bool velocities_ok(const Motion<S>& ma, const Motion<S>& mb) {
+  return detail::point_ok(ma.linear_velocity) && detail::point_ok(ma.angular_velocity) &&
+         detail::point_ok(mb.linear_velocity) && detail::point_ok(mb.angular_velocity);
+}
+
+template <class S>
+bool options_ok(const ToiOptions<S>& opt) {
+  return detail::size_ok(opt.target_distance) && opt.tolerance > S(0) && detail::size_ok(opt.tolerance) &&
+         opt.max_iterations >= 1 && detail::size_ok(opt.max_toi);
+}
+
+template <class S>
+std::string options_error(const ToiOptions<S>& opt) {
+  if (auto e = detail::check_scalar(opt.target_distance, "target_distance"); !e.empty()) return e;
+  if (auto e = detail::check_scalar(opt.tolerance, "tolerance", true); !e.empty()) return e;
+  if (opt.max_iterations < 1) return "max_iterations: must be at least 1";
+  return detail::check_scalar(opt.max_toi, "max_toi");
+}
+
+/// A motion in the solver's scalar C with its position replaced (relative to the query's origin).
+template <class C, class S>
+Motion<C> widen(const Motion<S>& m, const Vec3<C>& position) {
+  Motion<C> w;
+  w.pose = m.pose.template cast<C>();
+  w.pose.position = position;
+  w.linear_velocity = m.linear_velocity.template cast<C>();
+  w.angular_velocity = m.angular_velocity.template cast<C>();
+  return w;
+}
+
+/// The solver on two prepared sides (cores and motions relative to `origin`), hints tried first.
+template <class S, class C>
+ToiHit<S> run_solver(const detail::Core<S>& ca, const toi::Kinematics<C>& ka, const detail::Core<S>& cb,
+                     const toi::Kinematics<C>& kb, const Vec3<C>& origin, const ToiOptions<S>& opt,
+                     std::span<const toi::ToiHint<S>> hints) {
   const ToiOptions<C> wide{opt.method,         C(opt.target_distance), C(opt.tolerance),
                            opt.paper_acceptance, opt.max_iterations,    C(opt.max_toi)};
   toi::ToiHint<C> wide_hints[toi::kMaxHints];
@@ -96,6 +91,7 @@ ToiHit<S> toi::time_of_impact_hinted(const Shape<S>& a, const Motion<S>& ma, con
         return run(detail::promote<C, S>(x), detail::promote<C, S>(y));
     });
   });
+  ToiHit<S> out;
   out.status = hit.status;
   // Rounded down: never late. A miss carries no time: 0, as for shape_cast (docs/protocol.md).
   out.toi = hit.status == Status::miss ? S(0) : detail::time_below<S>(hit.toi);
@@ -106,6 +102,75 @@ ToiHit<S> toi::time_of_impact_hinted(const Shape<S>& a, const Motion<S>& ma, con
   out.error = hit.error;
   out.stats = hit.stats;
   return out;
+}
+
+}  // namespace
+
+template <class S>
+ToiHit<S> time_of_impact(const Shape<S>& a, const Motion<S>& ma, const Shape<S>& b, const Motion<S>& mb,
+                         const ToiOptions<S>& opt) {
+  return toi::time_of_impact_hinted<S>(a, ma, b, mb, opt, {});
+}
+
+template <class S>
+ToiHit<S> toi::time_of_impact_hinted(const Shape<S>& a, const Motion<S>& ma, const Shape<S>& b, const Motion<S>& mb,
+                                     const ToiOptions<S>& opt, std::span<const toi::ToiHint<S>> hints) {
+  ToiHit<S> out;
+  if (!detail::pair_ok(a, ma.pose, b, mb.pose)) {
+    out.error = detail::validate_pair(a, ma.pose, b, mb.pose, "a", "motion_a.pose", "b", "motion_b.pose");
+    return out;
+  }
+  if (!velocities_ok(ma, mb) || !options_ok(opt)) {
+    out.error = velocities_ok(ma, mb) ? options_error(opt) : velocity_error(ma, mb);
+    return out;
+  }
+  detail::Core<S> ca, cb;
+  detail::peel(a, ca);
+  detail::peel(b, cb);
+  // The solver works relative to A's starting position, in double for float bodies too (the
+  // shapes' supports stay in their own precision, detail/promote.hpp). Far from the origin (1e2
+  // in float) the placements at every t otherwise round at that magnitude; and in float the
+  // distance model, which needs them to the tolerance, had stalled to max_iterations on fast
+  // propellers. The difference of the two positions is taken in double.
+  using C = toi::ToiCompute<S>;
+  const Vec3<C> origin = ma.pose.position.template cast<C>();
+  const toi::Kinematics<C> ka(widen<C>(ma, Vec3<C>::Zero()), C(core_radius(a, ca.radius)));
+  const toi::Kinematics<C> kb(widen<C>(mb, Vec3<C>(mb.pose.position.template cast<C>() - origin)),
+                              C(core_radius(b, cb.radius)));
+  return run_solver<S, C>(ca, ka, cb, kb, origin, opt, hints);
+}
+
+template <class S>
+std::string toi::PartSweep<S>::prepare(const Shape<S>& a, const Motion<S>& ma, const Motion<S>& mb) {
+  a_ = &a;
+  ma_ = ma;
+  mb_ = mb;
+  if (!detail::shape_ok(a) || !detail::pose_ok(ma.pose) || !detail::pose_ok(mb.pose))  // A, then the poses
+    return detail::validate_pair(a, ma.pose, a, mb.pose, "a", "motion_a.pose", "a", "motion_b.pose");
+  if (!velocities_ok(ma, mb)) return velocity_error(ma, mb);
+  core_a_ = detail::Core<S>{};
+  detail::peel(a, core_a_);
+  origin_ = ma.pose.position.template cast<C>();
+  ka_ = Kinematics<C>(widen<C>(ma, Vec3<C>::Zero()), C(core_radius(a, core_a_.radius)));
+  kb_ = Kinematics<C>(widen<C>(mb, Vec3<C>(mb.pose.position.template cast<C>() - origin_)), C(0));
+  return {};
+}
+
+template <class S>
+ToiHit<S> toi::PartSweep<S>::against(const Shape<S>& triangle, const ToiOptions<S>& opt,
+                                     std::span<const ToiHint<S>> hints) const {
+  if (!detail::shape_ok(triangle) || !options_ok(opt)) {
+    ToiHit<S> out;
+    out.error = !detail::shape_ok(triangle)
+                    ? detail::validate_pair(*a_, ma_.pose, triangle, mb_.pose, "a", "motion_a.pose", "b", "motion_b.pose")
+                    : options_error(opt);
+    return out;
+  }
+  detail::Core<S> cb;
+  detail::peel(triangle, cb);
+  Kinematics<C> kb = kb_;
+  kb.radius = C(core_radius(triangle, cb.radius));
+  return run_solver<S, C>(core_a_, ka_, cb, kb, origin_, opt, hints);
 }
 
 }  // namespace impact

@@ -8,6 +8,7 @@
 #include <impact/status.hpp>
 #include <impact/tolerances.hpp>
 
+#include <limits>
 #include <string>
 
 namespace impact {
@@ -25,6 +26,14 @@ struct GjkOptions {
   /// time_of_impact turns it off: its own bounds certify its answers, and near contact its many
   /// calls stalled often enough to cost 20-35% of its time.
   bool wide_retry = true;
+  /// Where distances past some value matter only roughly (time_of_impact's window: target +
+  /// tolerance; a contact margin): once the shapes are proven farther apart than this (length),
+  /// GJK stops as soon as its bounds hold the distance within an eighth of its excess over it.
+  /// The answer is then `separated` with a distance d no more than (d* − apart_beyond)/8 above
+  /// the true distance d*, and the shapes at least apart_beyond + 7/8 of (d − apart_beyond)
+  /// apart along the normal, up to rounding. Distances up to apart_beyond come out as without
+  /// it, bit for bit. Infinity (the default) or NaN: off.
+  S apart_beyond = std::numeric_limits<S>::infinity();
 };
 
 /// What a caller keeps between GJK calls on the same pair so that a slowly moving pair

@@ -68,7 +68,7 @@ GjkOutput<C> gjk_in(const A& a, S radius_a, const Transform<S>& ta, const B& b, 
   if constexpr (std::is_same_v<C, S>) {
     return core_distance<Boolean, S>(a, radius_a, b, radius_b, ta.relative(tb), opt, cache);
   } else {
-    const GjkOptions<C> wide{C(opt.relative_tolerance), opt.max_iterations, opt.wide_retry};
+    const GjkOptions<C> wide{C(opt.relative_tolerance), opt.max_iterations, opt.wide_retry, C(opt.apart_beyond)};
     const Transform<C> b_in_a = promote_transform<C>(ta).relative(promote_transform<C>(tb));
     return core_distance<Boolean, C>(promote<C, S>(a), C(radius_a), promote<C, S>(b), C(radius_b), b_in_a, wide, cache);
   }

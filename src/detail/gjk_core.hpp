@@ -127,6 +127,7 @@ struct GjkDescent {
   S lower_vw = 0, lower_vv = 1;  // best lower bound so far as the ratio vw/‖v‖ (no square root per iteration)
   Status status = Status::max_iterations;
   bool stalled = false;  // rounding, not a proof, ended the loop
+  bool early = false;    // GjkOptions::apart_beyond ended it (proven, not converged)
   int it = 0;            // GJK iterations (support calls in the loop)
 };
 
@@ -268,6 +269,18 @@ template <class S, class A, class B>
   g.stalled = true;
 }
 
+/// GjkOptions::apart_beyond's early stop, from v and the support point w along −v: the lower
+/// bound l = v·w/‖v‖ − radii exceeds `beyond` and ‖v‖ − v·w/‖v‖ ≤ (l − beyond)/8. Multiplied
+/// through by ‖v‖ (one square root, only once v·w is past the first test).
+template <class S>
+[[gnu::always_inline]] inline bool gjk_apart_enough(S vv, S vw, S radii, S beyond) {
+  const S edge = beyond + radii;  // the core distance the shapes must exceed
+  if (!(vw > S(0)) || !(edge < std::numeric_limits<S>::infinity())) return false;
+  if (edge > S(0) && !(vw * vw > edge * edge * vv)) return false;
+  const S len = std::sqrt(vv);
+  return vw > edge * len && vv - vw <= S(0.125) * (vw - edge * len);
+}
+
 /// The descent: one support point per iteration until a proof, a stall or `cap` iterations.
 template <bool Boolean, class S, class A, class B>
 [[gnu::always_inline]] inline void gjk_descend(GjkDescent<S>& g, CsoSupport<S, A, B>& support, S radii,
@@ -303,6 +316,13 @@ template <bool Boolean, class S, class A, class B>
     if (g.vv - vw <= opt.relative_tolerance * g.vv || simplex.contains(w)) {
       g.status = Status::separated;
       return;
+    }
+    if constexpr (!Boolean) {
+      if (gjk_apart_enough(g.vv, vw, radii, opt.apart_beyond)) {
+        g.status = Status::separated;
+        g.early = true;
+        return;
+      }
     }
     const SimplexWeights<S> prev(simplex);
     simplex.add(w, pa, pb);
@@ -370,6 +390,8 @@ template <bool Boolean, class S>
   // the termination test's own slack (ten times the relative tolerance) plus rounding.
   if (status == Status::max_iterations) {
     out.certified = false;
+  } else if (g.early) {
+    out.certified = true;  // apart beyond what the caller asked about, within the bound it asked for
   } else if (status == Status::intersecting) {
     out.certified = !g.stalled || vv <= Tolerances<S>::gjk_tiny_squared * simplex.max_vertex_norm2();
   } else {

@@ -23,6 +23,7 @@ struct Kinematics {
   Vec3<S> axis = Vec3<S>::Zero();
   Mat3<S> r0, kr0, kkr0;  ///< R0, K·R0, K²·R0
 
+  Kinematics() : Kinematics(Motion<S>{}, S(0)) {}
   Kinematics(const Motion<S>& m, S r) : motion(m), radius(r) {
     motion.pose.rotation.normalize();
     spin = m.angular_velocity.norm();

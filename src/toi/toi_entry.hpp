@@ -1,10 +1,16 @@
 #pragma once
-// impact — toi/toi_entry.hpp: time_of_impact with a hint, for callers inside the library (World).
+// impact — toi/toi_entry.hpp: time_of_impact's entries for callers inside the library (World): with
+// hints, and one part against many triangles of a mesh with the part's side set up once.
 // Defined in toi_impl.hpp and instantiated with time_of_impact in toi_float.cpp/toi_double.cpp, so
 // that a caller compiles none of the solver.
 #include <impact/toi.hpp>
 
+#include "detail/dispatch.hpp"
+#include "toi/kinematics.hpp"
+
 #include <span>
+#include <string>
+#include <type_traits>
 
 namespace impact::toi {
 
@@ -26,5 +32,33 @@ template <class S>
 [[nodiscard]] ToiHit<S> time_of_impact_hinted(const Shape<S>& a, const Motion<S>& ma, const Shape<S>& b,
                                               const Motion<S>& mb, const ToiOptions<S>& opt,
                                               std::span<const ToiHint<S>> hints);
+
+/// The scalar the solver computes in: double, for float shapes too (toi_impl.hpp says why).
+template <class S>
+using ToiCompute = std::conditional_t<(sizeof(S) < sizeof(double)), double, S>;
+
+/// A part (A) against many triangles of one mesh (B): A's validation, its core and its motion, and
+/// the mesh's motion, set up once; each triangle then costs the solver's run and little more. Its
+/// answers are time_of_impact_hinted(a, ma, triangle, mb, opt, hints)'s, bit for bit (the world
+/// test compares them with the pair queries).
+template <class S>
+class PartSweep {
+ public:
+  /// Sets up A and the two motions: the error time_of_impact would give for them (A's shape,
+  /// either pose or velocity), empty when they are valid. `a` must outlive the sweep.
+  std::string prepare(const Shape<S>& a, const Motion<S>& ma, const Motion<S>& mb);
+  /// The first contact of A with `triangle` (a Triangle of the mesh, in the mesh's frame), as
+  /// time_of_impact_hinted; invalid_input names the triangle ("b") or an option.
+  [[nodiscard]] ToiHit<S> against(const Shape<S>& triangle, const ToiOptions<S>& opt,
+                                  std::span<const ToiHint<S>> hints) const;
+
+ private:
+  using C = ToiCompute<S>;
+  const Shape<S>* a_ = nullptr;
+  Motion<S> ma_, mb_;
+  detail::Core<S> core_a_;
+  Vec3<C> origin_ = Vec3<C>::Zero();
+  Kinematics<C> ka_, kb_;  ///< kb_'s radius is the triangle's, set per call
+};
 
 }  // namespace impact::toi

@@ -141,6 +141,7 @@ template <class S>
   }
   d->tree.build(los, his);
   const std::vector<std::uint32_t> old = d->tree.renumber();
+  d->tree.release_build_memory();
   d->bounds.reserve(old.size());
   d->corners.reserve(old.size());
   for (std::uint32_t k : old) {

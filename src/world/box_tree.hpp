@@ -62,10 +62,24 @@ class BoxTree {
     return old;
   }
 
+  /// Frees what only the build needs (the binary tree: about 14 MB for a million items), for a
+  /// tree that is not rebuilt (a mesh's).
+  void release_build_memory() { std::vector<Node>().swap(nodes_); }
+
   /// Calls visit(k) for every item k whose box may overlap [qlo, qhi] (a superset of those
   /// that do, each once).
   template <class Visit>
   void query(const Vec3d& qlo, const Vec3d& qhi, Visit&& visit) const {
+    query(qlo, qhi, visit, [](std::uint32_t, std::uint32_t) {});
+  }
+
+  /// The same, calling prefetch(first, count) for each leaf the walk will visit, before it visits
+  /// the first of them: the items of a renumbered tree (renumber()) are first..first+count−1,
+  /// whose records the caller can ask the memory for while the node's other children are tested.
+  /// The walk is bound by its loads (measured on falling_pieces_1000: half of the culling's time
+  /// went to the loads of the triangles' records and of the nodes), and these overlap them.
+  template <class Visit, class Prefetch>
+  void query(const Vec3d& qlo, const Vec3d& qhi, Visit&& visit, Prefetch&& prefetch) const {
     if (wide_.empty()) return;
     float lo[3], hi[3];
     for (int a = 0; a < 3; ++a) {
@@ -80,6 +94,16 @@ class BoxTree {
     while (top > 0) {
       const Wide& n = wide_[stack[--top]];
       const unsigned meets = overlaps(n, lo, hi);
+      for (int i = 0; i < 4; ++i) {
+        if (!(meets & (1u << i))) continue;
+        if (n.count[i] > 0) {
+          prefetch(n.child[i], n.count[i]);
+        } else {
+          const char* node = reinterpret_cast<const char*>(&wide_[n.child[i]]);
+          __builtin_prefetch(node);
+          __builtin_prefetch(node + 64);
+        }
+      }
       for (int i = 0; i < 4; ++i) {
         if (!(meets & (1u << i))) continue;
         if (n.count[i] > 0) {

@@ -79,8 +79,11 @@ struct PairContact {
 };
 
 /// Per-thread scratch: no allocation per pair once warm.
+template <class S>
 struct NarrowScratch {
   std::vector<PiecePair> pieces;
+  std::vector<toi::PartSweep<S>> sweeps;  ///< Against a mesh: each part of the first body, set up once.
+  std::vector<Vec3d> centers;             ///< Against a mesh: each part's centre at t = 0, in the mesh's frame.
 };
 
 /// The shape and motion `time_of_impact` gets for part `i` of `sb` (see the top of this file).
@@ -150,6 +153,12 @@ void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, doubl
       const double reach = segment_triangle_distance(local.p0, local.p1, tc.a, tc.b, tc.c);
       if (reach > local.r + gap + kSegmentSlack * far) return;
       out.push_back({std::max(t, tp), reach, part, k});
+    }, [&](std::uint32_t first, std::uint32_t count) {
+      // The records of a leaf's triangles are consecutive (leaf order, make_mesh_data).
+      const auto begin = reinterpret_cast<std::uintptr_t>(md.bounds.data() + first);
+      const auto end = reinterpret_cast<std::uintptr_t>(md.bounds.data() + first + count);
+      for (std::uintptr_t line = begin & ~std::uintptr_t(63); line < end; line += 64)
+        __builtin_prefetch(reinterpret_cast<const void*>(line));
     });
     return;
   }
@@ -170,11 +179,11 @@ void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, doubl
 /// toward the part's centre's side, and the direction from the centre to its closest point of the
 /// triangle (which separates a part beside the triangle, where the normal cannot). Returns how
 /// many it wrote.
+/// `local` is the part's centre at t = 0 in the mesh's frame (mesh_frame_center).
 template <class S>
-int triangle_hints(const SweptSphere& sa, const StepBody<S>& b, std::uint32_t k, toi::ToiHint<S>* out) {
+int triangle_hints(const Vec3d& local, const StepBody<S>& b, std::uint32_t k, toi::ToiHint<S>* out) {
   const TriangleBounds& tb = b.body->mesh->bounds[k];
   const TriangleCorners& tc = b.body->mesh->corners[k];
-  const Vec3d local = b.path.r0.transpose() * (sa.p0 - b.path.p0);
   const bool above = tb.normal.dot(local) > tb.offset;
   const Vec3d n = b.path.r0 * tb.normal;
   out[0] = {(above ? Vec3d(-n) : n).template cast<S>(), true};
@@ -183,6 +192,12 @@ int triangle_hints(const SweptSphere& sa, const StepBody<S>& b, std::uint32_t k,
   if (!(len > 0) || std::abs(tb.normal.dot(away)) > 0.999 * len) return 1;  // the normal again
   out[1] = {(b.path.r0 * (away / -len)).template cast<S>(), false};
   return 2;
+}
+
+/// The centre of a part's swept sphere at t = 0 in mesh body b's frame (triangle_hints).
+template <class S>
+[[nodiscard]] Vec3d mesh_frame_center(const SweptSphere& sa, const StepBody<S>& b) {
+  return b.path.r0.transpose() * (sa.p0 - b.path.p0);
 }
 
 /// Per-pair options of the narrow phase.
@@ -209,7 +224,7 @@ template <class S>
 /// non-mesh body). Returns false with `error` set if a query rejected its input.
 template <class S>
 [[nodiscard]] bool pair_contact(const StepBody<S>& a, const StepBody<S>& b, const NarrowOptions<S>& opt,
-                                NarrowScratch& scratch, PairContact<S>& best, std::size_t& toi_calls,
+                                NarrowScratch<S>& scratch, PairContact<S>& best, std::size_t& toi_calls,
                                 std::size_t& piece_pairs, std::string& error) {
   best = PairContact<S>{};
   auto& pieces = scratch.pieces;
@@ -236,24 +251,38 @@ template <class S>
   const double margin = 4.0 * double(std::numeric_limits<S>::epsilon());
   Motion<S> ma, mb;
   ToiOptions<S> toi = opt.toi;
+  if (mesh_b && !pieces.empty()) {
+    // Each part's shape, motion and validation are set up once against the mesh's motion.
+    scratch.sweeps.resize(a.parts.size());
+    scratch.centers.resize(a.parts.size());
+    for (std::size_t i = 0; i < a.parts.size(); ++i) {
+      const Shape<S>& sa = part_query(a, static_cast<int>(i), ma);
+      if (std::string e = scratch.sweeps[i].prepare(sa, ma, b.motion); !e.empty()) {
+        error = std::move(e);
+        return false;
+      }
+      scratch.centers[i] = mesh_frame_center(a.parts[i], b);
+    }
+  }
   for (const PiecePair& pp : pieces) {
     if (opt.prune_by_best && best.found) {
       if (pp.t_enter > double(best.hit.toi) + margin) break;
       // Only a contact no later than the best (a tie may still win on the indices) is sought.
       toi.max_toi = static_cast<S>(std::min(1.0, double(best.hit.toi) + margin));
     }
-    const Shape<S>& sa = part_query(a, pp.part_a, ma);
     ToiHit<S> h;
     std::int64_t piece_b;
     if (mesh_b) {
       const MeshData<S>& md = *b.body->mesh;
       const std::uint32_t tri = md.corners[pp.piece_b].index;
       const Shape<S> sb = md.triangle(tri);
+      const auto part = static_cast<std::size_t>(pp.part_a);
       toi::ToiHint<S> hints[2];
-      const int count = triangle_hints(a.parts[static_cast<std::size_t>(pp.part_a)], b, pp.piece_b, hints);
-      h = toi::time_of_impact_hinted<S>(sa, ma, sb, b.motion, toi, std::span(hints, static_cast<std::size_t>(count)));
+      const int count = triangle_hints(scratch.centers[part], b, pp.piece_b, hints);
+      h = scratch.sweeps[part].against(sb, toi, std::span(hints, static_cast<std::size_t>(count)));
       piece_b = tri;
     } else {
+      const Shape<S>& sa = part_query(a, pp.part_a, ma);
       const Shape<S>& sb = part_query(b, static_cast<int>(pp.piece_b), mb);
       h = time_of_impact(sa, ma, sb, mb, toi);
       piece_b = pp.piece_b;

@@ -349,7 +349,7 @@ struct PairOutcome {
 /// back to `pairs[k]`), its tolerance honoured at the pair's scale, its earliest contact.
 template <class S>
 void narrow_pair(std::vector<StepBody<S>>& sb, std::pair<std::uint32_t, std::uint32_t>& pair,
-                 const WorldStepOptions<S>& options, double gap, NarrowScratch& scratch, PairOutcome<S>& o) {
+                 const WorldStepOptions<S>& options, double gap, NarrowScratch<S>& scratch, PairOutcome<S>& o) {
   auto [f, s] = pair;
   if (sb[s].body->id < sb[f].body->id) std::swap(f, s);
   if (sb[f].body->kind == BodyKind::mesh) std::swap(f, s);
@@ -420,19 +420,19 @@ std::vector<PairOutcome<S>> narrow_phase(std::vector<StepBody<S>>& sb,
   std::vector<PairOutcome<S>> outcomes(pairs.size());
   const std::vector<std::uint32_t> order = spatial_order(sb, pairs);
   const int threads = step_threads(options);
-  auto run = [&](std::size_t n, NarrowScratch& scratch) {
+  auto run = [&](std::size_t n, NarrowScratch<S>& scratch) {
     const std::uint32_t k = order[n];
     narrow_pair(sb, pairs[k], options, gap, scratch, outcomes[k]);
   };
   if (threads == 1 || pairs.size() < 2) {
-    NarrowScratch scratch;
+    NarrowScratch<S> scratch;
     for (std::size_t k = 0; k < pairs.size(); ++k) run(k, scratch);
   } else {
     tbb::task_arena arena(threads);
-    tbb::enumerable_thread_specific<NarrowScratch> scratch;
+    tbb::enumerable_thread_specific<NarrowScratch<S>> scratch;
     arena.execute([&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pairs.size()), [&](const tbb::blocked_range<std::size_t>& r) {
-        NarrowScratch& local = scratch.local();
+        NarrowScratch<S>& local = scratch.local();
         for (std::size_t k = r.begin(); k != r.end(); ++k) run(k, local);
       });
     });

@@ -374,6 +374,72 @@ TEST_P(RandomPairs, TranslatingTheSceneFarAwayKeepsTheAnswer) {
     far_away<double>(p, seed_name("far"));
 }
 
+/// GjkOptions::apart_beyond = X (drawn between 0 and 1.6 times the distance, so that about a
+/// third of the cases lie within it): either the answer is the plain one bit for bit, or it is
+/// `separated` with the true distance d* (the oracle's, else the plain certified answer) past X,
+/// its distance d at most (d* − X)/8 above d*, never below it, |pB − pA| = d, and the shapes
+/// apart along its normal by at least X + 7/8·(d − X) (the support values of the oracle's
+/// bodies); all up to the length tolerance. Early stops must be common.
+template <class S>
+void apart_beyond(const PairParam& p, const std::string& seed) {
+  scenes::Rng rng(scenes::seed_of(seed));
+  FailureLog log;
+  int early = 0, beyond_truth = 0;
+  for (int i = 0; i < kSymmetryCasesPerPair; ++i) {
+    const Case<S> c = scenes::random_case<S>(p.a, p.b, rng, i);
+    const double tol = scenes::length_tolerance<S>(c.size);
+    const DistanceResult<S> plain = distance(c.a, c.pose_a, c.b, c.pose_b);
+    GjkOptions<S> opt;
+    opt.apart_beyond = S(rng.uniform(0.0, 1.6) * double(plain.distance));
+    const DistanceResult<S> r = distance(c.a, c.pose_a, c.b, c.pose_b, opt);
+    const std::optional<double> exact = oracle::distance(c.body_a, c.body_b);
+    const double truth = exact ? *exact : double(plain.distance);
+    const double x = opt.apart_beyond, d = r.distance;
+    if (truth > x + tol) ++beyond_truth;
+    const bool same = r.status == plain.status && r.distance == plain.distance && r.point_a == plain.point_a &&
+                      r.point_b == plain.point_b && r.normal == plain.normal && r.iterations == plain.iterations;
+    if (same) continue;
+    ++early;
+    auto details = [&](const std::string& what) {
+      return c.describe() + "\n  apart_beyond " + scenes::num(x) + "\n  got: " + result_text(r) + "\n  plain: " +
+             result_text(plain) + "\n  " + oracle_text(exact) + "\n  " + what;
+    };
+    if (r.status != Status::separated) {
+      log.fail("apart_beyond: an early answer is not separated", details(""));
+      continue;
+    }
+    if (truth < x - tol) log.fail("apart_beyond: stopped early below the threshold", details(""));
+    if (d < truth - tol) log.fail("apart_beyond: distance below the true distance", details(""));
+    if (d - truth > (truth - x) / 8 + tol)
+      log.fail("apart_beyond: distance more than an eighth of the excess above the truth", details(""));
+    const V pa = vd(r.point_a), pb = vd(r.point_b), n = vd(r.normal);
+    if (std::abs((pb - pa).norm() - d) > tol) log.fail("apart_beyond: |point_b - point_a| differs from the distance", details(""));
+    const double separation = -oracle::support_value(c.body_b, -n) - oracle::support_value(c.body_a, n);
+    if (separation < x + 0.875 * (d - x) - tol)
+      log.fail("apart_beyond: the normal does not hold the shapes apart by the promised amount",
+               details("separation along the normal " + scenes::num(separation)));
+  }
+  // Polytope pairs converge in a few exact steps, often before any early stop can help; the
+  // round and curved pairs stop early in most cases past the threshold.
+  EXPECT_GE(beyond_truth, kSymmetryCasesPerPair / 5) << "too few cases past the threshold";
+  // (Two cylinders take Newton's method, detail/projection_distance.hpp, and a point or a ball
+  // against one a closed form: not GJK.)
+  const auto curved = [](Kind k) { return k == Kind::cylinder || k == Kind::cone; };
+  const auto closed = [](Kind k) { return k == Kind::point || k == Kind::sphere; };
+  if ((curved(p.a) || curved(p.b)) && !(curved(p.a) && curved(p.b) && p.a == p.b) && !closed(p.a) && !closed(p.b)) {
+    EXPECT_GE(early, beyond_truth / 4) << "a curved pair stopped early too rarely for the test to mean anything";
+  }
+  testing::Test::RecordProperty("early_stops", early);
+}
+
+TEST_P(RandomPairs, ApartBeyondStopsEarlyWithinAnEighthOfTheExcess) {
+  const auto& p = GetParam();
+  if (p.is_float)
+    apart_beyond<float>(p, seed_name("beyond"));
+  else
+    apart_beyond<double>(p, seed_name("beyond"));
+}
+
 INSTANTIATE_TEST_SUITE_P(AllShapePairs, RandomPairs, testing::ValuesIn(all_pairs()), pair_name);
 
 // ---------------------------------------------------------------------------------------------
