@@ -16,11 +16,17 @@
 namespace impact {
 namespace {
 
+/// The radius of a core about its origin, from the shape's bounding radius and what peel() took.
 template <class S>
-S core_radius(const Shape<S>& s, S peeled) {
+S core_radius(S bounding, S peeled) {
   // The rounded part of a core ⊕ ball is unchanged by rotation about the core's origin... only
   // when the ball is centred on the core, which peel() guarantees; what turns is the core.
-  return std::max(S(0), bounding_radius(s) - peeled) * (S(1) + S(64) * std::numeric_limits<S>::epsilon());
+  return std::max(S(0), bounding - peeled) * (S(1) + S(64) * std::numeric_limits<S>::epsilon());
+}
+
+template <class S>
+S core_radius(const Shape<S>& s, S peeled) {
+  return core_radius(bounding_radius(s), peeled);
 }
 
 /// The first invalid velocity or option, in time_of_impact's order (empty: none).
@@ -63,9 +69,10 @@ Motion<C> widen(const Motion<S>& m, const Vec3<C>& position) {
   return w;
 }
 
-/// The solver on two prepared sides (cores and motions relative to `origin`), hints tried first.
-template <class S, class C>
-ToiHit<S> run_solver(const detail::Core<S>& ca, const toi::Kinematics<C>& ka, const detail::Core<S>& cb,
+/// The solver on two prepared sides (motions relative to `origin`), hints tried first: A's core,
+/// and B's as `visit_b(f)` calls f with it (a Core's visit, or a triangle itself).
+template <class S, class C, class VisitB>
+ToiHit<S> run_solver(const detail::Core<S>& ca, const toi::Kinematics<C>& ka, S radius_b, VisitB&& visit_b,
                      const toi::Kinematics<C>& kb, const Vec3<C>& origin, const ToiOptions<S>& opt,
                      std::span<const toi::ToiHint<S>> hints) {
   const ToiOptions<C> wide{opt.method,         C(opt.target_distance), C(opt.tolerance),
@@ -78,11 +85,11 @@ ToiHit<S> run_solver(const detail::Core<S>& ca, const toi::Kinematics<C>& ka, co
   }
   const std::span<const toi::ToiHint<C>> solver_hints(wide_hints, static_cast<std::size_t>(hint_count));
   const ToiHit<C> hit = detail::visit_core(ca, [&](const auto& x) {
-    return detail::visit_core(cb, [&](const auto& y) {
+    return visit_b([&](const auto& y) {
       const auto run = [&](const auto& px, const auto& py) {
         using X = std::decay_t<decltype(px)>;
         using Y = std::decay_t<decltype(py)>;
-        toi::ToiSolver<C, X, Y> solver(px, C(ca.radius), py, C(cb.radius), ka, kb, wide);
+        toi::ToiSolver<C, X, Y> solver(px, C(ca.radius), py, C(radius_b), ka, kb, wide);
         return solver.run(solver_hints);
       };
       if constexpr (std::is_same_v<C, S>)
@@ -137,7 +144,7 @@ ToiHit<S> toi::time_of_impact_hinted(const Shape<S>& a, const Motion<S>& ma, con
   const toi::Kinematics<C> ka(widen<C>(ma, Vec3<C>::Zero()), C(core_radius(a, ca.radius)));
   const toi::Kinematics<C> kb(widen<C>(mb, Vec3<C>(mb.pose.position.template cast<C>() - origin)),
                               C(core_radius(b, cb.radius)));
-  return run_solver<S, C>(ca, ka, cb, kb, origin, opt, hints);
+  return run_solver<S, C>(ca, ka, cb.radius, [&](auto&& f) { return detail::visit_core(cb, f); }, kb, origin, opt, hints);
 }
 
 template <class S>
@@ -157,20 +164,21 @@ std::string toi::PartSweep<S>::prepare(const Shape<S>& a, const Motion<S>& ma, c
 }
 
 template <class S>
-ToiHit<S> toi::PartSweep<S>::against(const Shape<S>& triangle, const ToiOptions<S>& opt,
+ToiHit<S> toi::PartSweep<S>::against(const Triangle<S>& triangle, const ToiOptions<S>& opt,
                                      std::span<const ToiHint<S>> hints) const {
-  if (!detail::shape_ok(triangle) || !options_ok(opt)) {
+  const bool triangle_ok = detail::point_ok(triangle.a) && detail::point_ok(triangle.b) && detail::point_ok(triangle.c);
+  if (!triangle_ok || !options_ok(opt)) {
     ToiHit<S> out;
-    out.error = !detail::shape_ok(triangle)
-                    ? detail::validate_pair(*a_, ma_.pose, triangle, mb_.pose, "a", "motion_a.pose", "b", "motion_b.pose")
-                    : options_error(opt);
+    out.error = !triangle_ok ? detail::validate_pair(*a_, ma_.pose, Shape<S>(triangle), mb_.pose, "a", "motion_a.pose",
+                                                     "b", "motion_b.pose")
+                             : options_error(opt);
     return out;
   }
-  detail::Core<S> cb;
-  detail::peel(triangle, cb);
+  // A triangle is its own core (peel() takes nothing off it), its bounding radius its farthest
+  // corner's (bounding_radius): the variant's visits are skipped, not the arithmetic.
   Kinematics<C> kb = kb_;
-  kb.radius = C(core_radius(triangle, cb.radius));
-  return run_solver<S, C>(core_a_, ka_, cb, kb, origin_, opt, hints);
+  kb.radius = C(core_radius(std::max({triangle.a.norm(), triangle.b.norm(), triangle.c.norm()}), S(0)));
+  return run_solver<S, C>(core_a_, ka_, S(0), [&](auto&& f) { return f(triangle); }, kb, origin_, opt, hints);
 }
 
 }  // namespace impact

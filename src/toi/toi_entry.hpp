@@ -47,9 +47,9 @@ class PartSweep {
   /// Sets up A and the two motions: the error time_of_impact would give for them (A's shape,
   /// either pose or velocity), empty when they are valid. `a` must outlive the sweep.
   std::string prepare(const Shape<S>& a, const Motion<S>& ma, const Motion<S>& mb);
-  /// The first contact of A with `triangle` (a Triangle of the mesh, in the mesh's frame), as
+  /// The first contact of A with `triangle` (of the mesh, in the mesh's frame), as
   /// time_of_impact_hinted; invalid_input names the triangle ("b") or an option.
-  [[nodiscard]] ToiHit<S> against(const Shape<S>& triangle, const ToiOptions<S>& opt,
+  [[nodiscard]] ToiHit<S> against(const Triangle<S>& triangle, const ToiOptions<S>& opt,
                                   std::span<const ToiHint<S>> hints) const;
 
  private:

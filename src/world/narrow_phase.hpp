@@ -103,8 +103,9 @@ template <class S>
 /// normal·x = offset (a triangle lies in it, up to `flat`), or kNever. The line's signed distance
 /// from the plane is linear in t, so a piece that starts farther than r + gap on one side comes
 /// that close no sooner than where the line's distance reaches r + gap.
-[[nodiscard]] inline double plane_entry(const SweptSphere& sa, const Vec3d& normal, double offset, double flat,
-                                        double gap) {
+/// `line_scale` is the largest coordinate of sa.p0 and sa.p1 (computed once for many planes).
+[[nodiscard]] inline double plane_entry(const SweptSphere& sa, double line_scale, const Vec3d& normal, double offset,
+                                        double flat, double gap) {
   if (flat == kNever) return 0.0;  // a degenerate plane: no information
   const double reach = sa.r + gap + flat;
   double s0 = normal.dot(sa.p0) - offset, s1 = normal.dot(sa.p1) - offset;
@@ -112,7 +113,7 @@ template <class S>
     s0 = -s0;
     s1 = -s1;
   }
-  const double slack = kRelativeSlack * std::max({sa.p0.cwiseAbs().maxCoeff(), sa.p1.cwiseAbs().maxCoeff(), std::abs(offset), reach});
+  const double slack = kRelativeSlack * std::max({line_scale, std::abs(offset), reach});
   const double big = reach + slack;
   if (s0 <= big) return 0.0;
   if (s1 > big) return kNever;
@@ -137,13 +138,14 @@ void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, doubl
     Vec3d lo, hi;
     local.box(gap, lo, hi);
     if ((lo.array() > md.box_hi.array()).any() || (hi.array() < md.box_lo.array()).any()) return;
+    const EntryAgainstRest entry{local, gap};
+    const double line_scale = std::max(local.p0.cwiseAbs().maxCoeff(), local.p1.cwiseAbs().maxCoeff());
     md.tree.query(lo, hi, [&](std::uint32_t k) {
       // The sphere and the plane first: most triangles stop there, before their corners are read.
       const TriangleBounds& tb = md.bounds[k];
-      const SweptSphere tri{tb.center, tb.center, tb.radius};
-      const double t = first_entry(local, tri, gap);
+      const double t = entry(tb.center, tb.radius);
       if (t == kNever) return;
-      const double tp = plane_entry(local, tb.normal, tb.offset, tb.flatness, gap);
+      const double tp = plane_entry(local, line_scale, tb.normal, tb.offset, tb.flatness, gap);
       if (tp == kNever) return;
       const TriangleCorners& tc = md.corners[k];
       if ((lo.array() > tc.hi().array()).any() || (hi.array() < tc.lo().array()).any()) return;
@@ -275,7 +277,7 @@ template <class S>
     if (mesh_b) {
       const MeshData<S>& md = *b.body->mesh;
       const std::uint32_t tri = md.corners[pp.piece_b].index;
-      const Shape<S> sb = md.triangle(tri);
+      const Triangle<S> sb = md.triangle(tri);
       const auto part = static_cast<std::size_t>(pp.part_a);
       toi::ToiHint<S> hints[2];
       const int count = triangle_hints(scratch.centers[part], b, pp.piece_b, hints);

@@ -99,15 +99,13 @@ struct BodyPath {
 
 /// The first t ∈ [0, 1] at which the two swept spheres come within `gap` of each other, or
 /// kNever. Conservative: rounding can only make it earlier (the radii carry the slack).
-[[nodiscard]] inline double first_entry(const SweptSphere& a, const SweptSphere& b, double gap) {
-  const Vec3d d0 = b.p0 - a.p0;
-  const Vec3d e = (b.p1 - b.p0) - (a.p1 - a.p0);
-  const double reach = a.r + b.r + gap;
-  const double scale = std::max({d0.cwiseAbs().maxCoeff(), e.cwiseAbs().maxCoeff(), reach});
+/// first_entry's solve, from the centres' offset at t = 0 (d0), its change over the step (e, with
+/// its largest coordinate e_max and its squared length ee) and the distance to come within (reach).
+[[nodiscard]] inline double entry_time(const Vec3d& d0, const Vec3d& e, double e_max, double ee, double reach) {
+  const double scale = std::max({d0.cwiseAbs().maxCoeff(), e_max, reach});
   const double big = reach + kRelativeSlack * scale;
   const double c = d0.squaredNorm() - big * big;
   if (c <= 0) return 0.0;
-  const double ee = e.squaredNorm();
   const double de = d0.dot(e);
   if (!(ee > 0) || de >= 0) return kNever;  // not approaching at t = 0, and the gap is convex in t
   const double disc = de * de - ee * c;
@@ -117,5 +115,22 @@ struct BodyPath {
   if (t > 1.0) return kNever;
   return std::max(0.0, t * (1.0 - 1e-12));
 }
+
+[[nodiscard]] inline double first_entry(const SweptSphere& a, const SweptSphere& b, double gap) {
+  const Vec3d e = (b.p1 - b.p0) - (a.p1 - a.p0);
+  return entry_time(b.p0 - a.p0, e, e.cwiseAbs().maxCoeff(), e.squaredNorm(), a.r + b.r + gap);
+}
+
+/// first_entry(a, {c, c, r}, gap) for many balls at rest (a mesh's triangles in its frame) against
+/// one swept sphere a: what depends on a alone computed once, the arithmetic the same.
+struct EntryAgainstRest {
+  const SweptSphere& a;
+  double gap;
+  Vec3d e = -(a.p1 - a.p0);  // (c − c) − (a.p1 − a.p0), exactly
+  double e_max = e.cwiseAbs().maxCoeff();
+  double ee = e.squaredNorm();
+
+  [[nodiscard]] double operator()(const Vec3d& c, double r) const { return entry_time(c - a.p0, e, e_max, ee, a.r + r + gap); }
+};
 
 }  // namespace impact::world_detail
