@@ -42,7 +42,7 @@ struct Kinematics {
   [[nodiscard]] Transform<S> at(S t) const {
     Transform<S> tf;
     tf.translation = motion.pose.position + t * motion.linear_velocity;
-    if (spin > S(0)) {
+    if (spin > S(0) && t != S(0)) {  // (at t = 0 the formula gives R0 up to the signs of zeros)
       const S half = S(0.5) * t * spin;
       const S sh = std::sin(half), ch = std::cos(half);
       tf.rotation = r0 + (S(2) * sh * ch) * kr0 + (S(2) * sh * sh) * kkr0;
