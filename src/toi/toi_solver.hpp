@@ -13,6 +13,7 @@
 #include "toi/narrowing_models.hpp"
 #include "toi/toi_entry.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace impact::toi {
@@ -96,7 +97,8 @@ class ToiSolver {
     out.point_b = r.point_b;
     out.normal = r.normal.squaredNorm() > S(0.25) ? r.normal : fallback;
     out.stats = pair_.stats;
-    out.iterations = pair_.opt.method == ToiMethod::conservative_advancement ? pair_.stats.gjk_calls - 1
+    // Advancement's steps are its GJK calls after the first (none when a hint settled the query).
+    out.iterations = pair_.opt.method == ToiMethod::conservative_advancement ? std::max(0, pair_.stats.gjk_calls - 1)
                                                                             : pair_.stats.interval_tests;
   }
 

@@ -164,6 +164,13 @@ TYPED_TEST(MaxToi, TriangleHintSettlesOnlyMisses) {
                              std::string(to_string(hinted.status)) + ", plain " + std::string(to_string(plain.status)) +
                              " " + std::to_string(double(plain.toi));
     ASSERT_NE(plain.status, Status::invalid_input) << what << plain.error;
+    // An iteration count is a count, also where a hint settles the query before any GJK (under
+    // conservative advancement it was GJK calls − 1: −1).
+    EXPECT_GE(hinted.iterations, 0) << what;
+    ToiOptions<S> advance = opt;
+    advance.method = ToiMethod::conservative_advancement;
+    const ToiHit<S> hinted_advance = toi::time_of_impact_hinted<S>(piece, ma, tri, mb, advance, std::span(hint, 2));
+    EXPECT_GE(hinted_advance.iterations, 0) << what << " (conservative advancement)";
     hits += plain.status == Status::hit;
     const bool settled_by_hint = hinted.status == Status::miss && hinted.stats.gjk_calls == 0;
     if (!settled_by_hint) {
