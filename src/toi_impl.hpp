@@ -149,9 +149,6 @@ ToiHit<S> toi::time_of_impact_hinted(const Shape<S>& a, const Motion<S>& ma, con
 
 template <class S>
 std::string toi::PartSweep<S>::prepare(const Shape<S>& a, const Motion<S>& ma, const Motion<S>& mb) {
-  a_ = &a;
-  ma_ = ma;
-  mb_ = mb;
   if (!detail::shape_ok(a) || !detail::pose_ok(ma.pose) || !detail::pose_ok(mb.pose))  // A, then the poses
     return detail::validate_pair(a, ma.pose, a, mb.pose, "a", "motion_a.pose", "a", "motion_b.pose");
   if (!velocities_ok(ma, mb)) return velocity_error(ma, mb);
@@ -169,9 +166,13 @@ ToiHit<S> toi::PartSweep<S>::against(const Triangle<S>& triangle, const ToiOptio
   const bool triangle_ok = detail::point_ok(triangle.a) && detail::point_ok(triangle.b) && detail::point_ok(triangle.c);
   if (!triangle_ok || !options_ok(opt)) {
     ToiHit<S> out;
-    out.error = !triangle_ok ? detail::validate_pair(*a_, ma_.pose, Shape<S>(triangle), mb_.pose, "a", "motion_a.pose",
-                                                     "b", "motion_b.pose")
-                             : options_error(opt);
+    if (triangle_ok) {
+      out.error = options_error(opt);
+    } else {
+      // A, its pose and the mesh's passed prepare(): validate_pair's answer is the triangle's.
+      const std::string e = validate(Shape<S>(triangle));
+      out.error = e.empty() ? std::string(detail::kAtTheEdgeOfARange) : "b." + e;
+    }
     return out;
   }
   // A triangle is its own core (peel() takes nothing off it), its bounding radius its farthest

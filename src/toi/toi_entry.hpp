@@ -54,8 +54,6 @@ class PartSweep {
 
  private:
   using C = ToiCompute<S>;
-  const Shape<S>* a_ = nullptr;
-  Motion<S> ma_, mb_;
   detail::Core<S> core_a_;
   Vec3<C> origin_ = Vec3<C>::Zero();
   Kinematics<C> ka_, kb_;  ///< kb_'s radius is the triangle's, set per call

@@ -97,8 +97,6 @@ struct BodyPath {
   }
 };
 
-/// The first t ∈ [0, 1] at which the two swept spheres come within `gap` of each other, or
-/// kNever. Conservative: rounding can only make it earlier (the radii carry the slack).
 /// first_entry's solve, from the centres' offset at t = 0 (d0), its change over the step (e, with
 /// its largest coordinate e_max and its squared length ee) and the distance to come within (reach).
 [[nodiscard]] inline double entry_time(const Vec3d& d0, const Vec3d& e, double e_max, double ee, double reach) {
@@ -116,6 +114,8 @@ struct BodyPath {
   return std::max(0.0, t * (1.0 - 1e-12));
 }
 
+/// The first t ∈ [0, 1] at which the two swept spheres come within `gap` of each other, or
+/// kNever. Conservative: rounding can only make it earlier (the radii carry the slack).
 [[nodiscard]] inline double first_entry(const SweptSphere& a, const SweptSphere& b, double gap) {
   const Vec3d e = (b.p1 - b.p0) - (a.p1 - a.p0);
   return entry_time(b.p0 - a.p0, e, e.cwiseAbs().maxCoeff(), e.squaredNorm(), a.r + b.r + gap);
