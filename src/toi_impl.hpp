@@ -71,26 +71,45 @@ Motion<C> widen(const Motion<S>& m, const Vec3<C>& position) {
 
 /// The solver on two prepared sides (motions relative to `origin`), hints tried first: A's core,
 /// and B's as `visit_b(f)` calls f with it (a Core's visit, or a triangle itself).
+/// Hints in the solver's scalar, normalised there; those whose direction is not finite dropped.
+/// Returns how many were written to `out` (at most kMaxHints).
+template <class S, class C>
+int widen_hints(std::span<const toi::ToiHint<S>> hints, toi::ToiHint<C>* out) {
+  int count = 0;
+  for (const toi::ToiHint<S>& h : hints.first(std::min(hints.size(), std::size_t(toi::kMaxHints)))) {
+    const Vec3<C> d = h.direction.template cast<C>().normalized();
+    if (d.allFinite()) out[count++] = {d, h.face_of_b};
+  }
+  return count;
+}
+
+/// `later`'s hints widened as the first ones, when the solver asks for them.
+template <class S, class C>
+int widen_later(const void* context, toi::ToiHint<C>* out) {
+  const auto& later = *static_cast<const toi::LaterHints<S>*>(context);
+  toi::ToiHint<S> made[toi::kMaxHints];
+  const int n = std::clamp(later.make(later.context, made), 0, toi::kMaxHints);
+  return widen_hints<S, C>(std::span<const toi::ToiHint<S>>(made, static_cast<std::size_t>(n)), out);
+}
+
 template <class S, class C, class VisitB>
 ToiHit<S> run_solver(const detail::Core<S>& ca, const toi::Kinematics<C>& ka, S radius_b, VisitB&& visit_b,
                      const toi::Kinematics<C>& kb, const Vec3<C>& origin, const ToiOptions<S>& opt,
-                     std::span<const toi::ToiHint<S>> hints) {
+                     std::span<const toi::ToiHint<S>> hints, toi::LaterHints<S> later = {}) {
   const ToiOptions<C> wide{opt.method,         C(opt.target_distance), C(opt.tolerance),
                            opt.paper_acceptance, opt.max_iterations,    C(opt.max_toi)};
   toi::ToiHint<C> wide_hints[toi::kMaxHints];
-  int hint_count = 0;
-  for (const toi::ToiHint<S>& h : hints.first(std::min(hints.size(), std::size_t(toi::kMaxHints)))) {
-    const Vec3<C> d = h.direction.template cast<C>().normalized();
-    if (d.allFinite()) wide_hints[hint_count++] = {d, h.face_of_b};
-  }
+  const int hint_count = widen_hints<S, C>(hints, wide_hints);
   const std::span<const toi::ToiHint<C>> solver_hints(wide_hints, static_cast<std::size_t>(hint_count));
+  const toi::LaterHints<C> solver_later =
+      later.make != nullptr ? toi::LaterHints<C>{&widen_later<S, C>, &later} : toi::LaterHints<C>{};
   const ToiHit<C> hit = detail::visit_core(ca, [&](const auto& x) {
     return visit_b([&](const auto& y) {
       const auto run = [&](const auto& px, const auto& py) {
         using X = std::decay_t<decltype(px)>;
         using Y = std::decay_t<decltype(py)>;
         toi::ToiSolver<C, X, Y> solver(px, C(ca.radius), py, C(radius_b), ka, kb, wide);
-        return solver.run(solver_hints);
+        return solver.run(solver_hints, solver_later);
       };
       if constexpr (std::is_same_v<C, S>)
         return run(x, y);
@@ -157,12 +176,14 @@ std::string toi::PartSweep<S>::prepare(const Shape<S>& a, const Motion<S>& ma, c
   origin_ = ma.pose.position.template cast<C>();
   ka_ = Kinematics<C>(widen<C>(ma, Vec3<C>::Zero()), C(core_radius(a, core_a_.radius)));
   kb_ = Kinematics<C>(widen<C>(mb, Vec3<C>(mb.pose.position.template cast<C>() - origin_)), C(0));
+  ka_.keep(C(1));  // the end of the step, where every hint is tested while max_toi is 1
+  kb_.keep(C(1));
   return {};
 }
 
 template <class S>
 ToiHit<S> toi::PartSweep<S>::against(const Triangle<S>& triangle, const ToiOptions<S>& opt,
-                                     std::span<const ToiHint<S>> hints) const {
+                                     std::span<const ToiHint<S>> hints, LaterHints<S> later) const {
   const bool triangle_ok = detail::point_ok(triangle.a) && detail::point_ok(triangle.b) && detail::point_ok(triangle.c);
   if (!triangle_ok || !options_ok(opt)) {
     ToiHit<S> out;
@@ -179,7 +200,7 @@ ToiHit<S> toi::PartSweep<S>::against(const Triangle<S>& triangle, const ToiOptio
   // corner's (bounding_radius): the variant's visits are skipped, not the arithmetic.
   Kinematics<C> kb = kb_;
   kb.radius = C(core_radius(std::max({triangle.a.norm(), triangle.b.norm(), triangle.c.norm()}), S(0)));
-  return run_solver<S, C>(core_a_, ka_, S(0), [&](auto&& f) { return f(triangle); }, kb, origin_, opt, hints);
+  return run_solver<S, C>(core_a_, ka_, S(0), [&](auto&& f) { return f(triangle); }, kb, origin_, opt, hints, later);
 }
 
 }  // namespace impact

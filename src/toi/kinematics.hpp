@@ -40,6 +40,7 @@ struct Kinematics {
 
   /// The placement at time t.
   [[nodiscard]] Transform<S> at(S t) const {
+    if (t == kept_t_) return kept_;
     Transform<S> tf;
     tf.translation = motion.pose.position + t * motion.linear_velocity;
     if (spin > S(0) && t != S(0)) {  // (at t = 0 the formula gives R0 up to the signs of zeros)
@@ -51,6 +52,18 @@ struct Kinematics {
     }
     return tf;
   }
+
+  /// Keeps the placement at t, which at(t) then returns as it is, without its sine and cosine: a
+  /// part swept against many triangles (PartSweep) asks each of them for the same end of the step.
+  void keep(S t) {
+    kept_t_ = std::numeric_limits<S>::quiet_NaN();
+    kept_ = at(t);
+    kept_t_ = t;
+  }
+
+ private:
+  S kept_t_ = std::numeric_limits<S>::quiet_NaN();  ///< NaN: none kept (equal to no t)
+  Transform<S> kept_;
 };
 
 /// What the bounds need of the two motions together, computed once per query.

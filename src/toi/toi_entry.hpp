@@ -21,6 +21,16 @@ struct ToiHint {
   bool face_of_b = false;  ///< normal to a face of B (turns with B: the bound's tighter frame)
 };
 
+/// Hints made only when those before them have failed: make(context, out) writes up to kMaxHints
+/// (toi_solver.hpp) to `out` and returns how many. One call at most per query, none when an
+/// earlier hint settles it (the world's second hint, from the triangle's closest point, costs
+/// more than the normal that usually settles the call first).
+template <class S>
+struct LaterHints {
+  int (*make)(const void* context, ToiHint<S>* out) = nullptr;
+  const void* context = nullptr;
+};
+
 /// time_of_impact(a, ma, b, mb, opt), trying first each of `hints` (a mesh triangle's normal
 /// turned toward A, the direction from the triangle to A's centre): when one's separation and the
 /// rotation bound prove the shapes farther apart than target + tolerance over [0, opt.max_toi],
@@ -48,15 +58,16 @@ class PartSweep {
   /// either pose or velocity), empty when they are valid. `a` must outlive the sweep.
   std::string prepare(const Shape<S>& a, const Motion<S>& ma, const Motion<S>& mb);
   /// The first contact of A with `triangle` (of the mesh, in the mesh's frame), as
-  /// time_of_impact_hinted; invalid_input names the triangle ("b") or an option.
+  /// time_of_impact_hinted with `hints` followed by those `later` makes; invalid_input names the
+  /// triangle ("b") or an option.
   [[nodiscard]] ToiHit<S> against(const Triangle<S>& triangle, const ToiOptions<S>& opt,
-                                  std::span<const ToiHint<S>> hints) const;
+                                  std::span<const ToiHint<S>> hints, LaterHints<S> later = {}) const;
 
  private:
   using C = ToiCompute<S>;
   detail::Core<S> core_a_;
   Vec3<C> origin_ = Vec3<C>::Zero();
-  Kinematics<C> ka_, kb_;  ///< kb_'s radius is the triangle's, set per call
+  Kinematics<C> ka_, kb_;  ///< kb_'s radius is the triangle's, set per call; both keep t = 1
 };
 
 }  // namespace impact::toi

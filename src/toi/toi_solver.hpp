@@ -32,18 +32,24 @@ class ToiSolver {
   ToiSolver& operator=(const ToiSolver&) = delete;
 
   /// GJK at t = 0 (overlapping: done), then the method the options name. A hint (toi_entry.hpp)
-  /// that proves the shapes apart over [0, max_toi] settles a miss before any GJK; where
-  /// max_toi < 1, GJK's axis at t = 0 is tried the same way. No test changes the run that follows
-  /// when it fails.
-  ToiHit<S> run(std::span<const ToiHint<S>> hints = {}) {
+  /// that proves the shapes apart over [0, max_toi] settles a miss before any GJK: `hints`, then
+  /// those `later` makes when none of them did; where max_toi < 1, GJK's axis at t = 0 is tried
+  /// the same way. No test changes the run that follows when it fails.
+  ToiHit<S> run(std::span<const ToiHint<S>> hints = {}, LaterHints<S> later = {}) {
     ToiHit<S> out;
     lo_tf_a_ = pair_.ka.at(S(0));
     lo_tf_b_ = pair_.kb.at(S(0));
-    for (const ToiHint<S>& h : hints) {
-      if (apart_along(h.direction, h.face_of_b ? 2 : 0)) {
-        finish(out, Status::miss, S(1), DistanceResult<S>{}, Vec3<S>::Zero());
-        return out;
+    ToiHint<S> made[kMaxHints];
+    for (int round = 0; round < 2; ++round) {
+      for (const ToiHint<S>& h : hints) {
+        if (apart_along(h.direction, h.face_of_b ? 2 : 0)) {
+          finish(out, Status::miss, S(1), DistanceResult<S>{}, Vec3<S>::Zero());
+          return out;
+        }
       }
+      if (round == 1 || later.make == nullptr) break;
+      const int n = std::clamp(later.make(later.context, made), 0, kMaxHints);
+      hints = std::span<const ToiHint<S>>(made, static_cast<std::size_t>(n));
     }
     lo_ = pair_.distance(lo_tf_a_, lo_tf_b_);
     lo_face_ = pair_.face_of_simplex();

@@ -11,9 +11,9 @@
 //
 // Kept piece pairs run through `time_of_impact` in the order of t_enter, then of how near the
 // sweep's line passes (the nearest triangles usually hold the earliest contact). Each later call
-// gets the best time so far as its max_toi, and tries first the directions triangle_hints gives,
-// which prove most triangles of a step apart without GJK (toi_entry.hpp); neither changes an
-// answer that could be the pair's earliest. A piece pair cannot
+// gets the best time so far as its max_toi, and tries first the directions triangle_normal_hint
+// and TriangleAwayHint give, which prove most triangles of a step apart without GJK
+// (toi_entry.hpp); neither changes an answer that could be the pair's earliest. A piece pair cannot
 // come within the gap before its t_enter, and a hit is within the tolerance of the target, so
 // once t_enter exceeds the best toi so far by more than a float ulp the rest cannot beat it and
 // are skipped (a `max_iterations` lower bound earlier than t_enter is the one thing a skipped pair
@@ -178,25 +178,38 @@ void cull_triangles(int part, const SweptSphere& sa, const StepBody<S>& b, doubl
 
 /// The directions time_of_impact tries before GJK for the part whose swept sphere is `sa` against
 /// triangle k of mesh body b (toi_entry.hpp), at t = 0 in the world: the triangle's normal turned
-/// toward the part's centre's side, and the direction from the centre to its closest point of the
-/// triangle (which separates a part beside the triangle, where the normal cannot). Returns how
-/// many it wrote.
+/// toward the part's centre's side (triangle_normal_hint), then, made only when the normal has
+/// not settled the call, the direction from the centre to its closest point of the triangle
+/// (TriangleAwayHint: it separates a part beside the triangle, where the normal cannot).
 /// `local` is the part's centre at t = 0 in the mesh's frame (mesh_frame_center).
 template <class S>
-int triangle_hints(const Vec3d& local, const StepBody<S>& b, std::uint32_t k, toi::ToiHint<S>* out) {
+toi::ToiHint<S> triangle_normal_hint(const Vec3d& local, const StepBody<S>& b, std::uint32_t k) {
   const TriangleBounds& tb = b.body->mesh->bounds[k];
-  const TriangleCorners& tc = b.body->mesh->corners[k];
   const bool above = tb.normal.dot(local) > tb.offset;
   const Vec3d n = b.path.r0 * tb.normal;
-  out[0] = {(above ? Vec3d(-n) : n).template cast<S>(), true};
-  const Vec3d away = from_triangle(local, tc.a, tc.b, tc.c);
-  const double len = away.norm();
-  if (!(len > 0) || std::abs(tb.normal.dot(away)) > 0.999 * len) return 1;  // the normal again
-  out[1] = {(b.path.r0 * (away / -len)).template cast<S>(), false};
-  return 2;
+  return {(above ? Vec3d(-n) : n).template cast<S>(), true};
 }
 
-/// The centre of a part's swept sphere at t = 0 in mesh body b's frame (triangle_hints).
+/// The second hint, as toi::LaterHints make it: none when it would be the normal again.
+template <class S>
+struct TriangleAwayHint {
+  const Vec3d* local;
+  const StepBody<S>* b;
+  std::uint32_t k;
+  static int make(const void* context, toi::ToiHint<S>* out) {
+    const auto& h = *static_cast<const TriangleAwayHint*>(context);
+    const TriangleBounds& tb = h.b->body->mesh->bounds[h.k];
+    const TriangleCorners& tc = h.b->body->mesh->corners[h.k];
+    const Vec3d away = from_triangle(*h.local, tc.a, tc.b, tc.c);
+    const double len = away.norm();
+    if (!(len > 0) || std::abs(tb.normal.dot(away)) > 0.999 * len) return 0;  // the normal again
+    out[0] = {(h.b->path.r0 * (away / -len)).template cast<S>(), false};
+    return 1;
+  }
+  [[nodiscard]] toi::LaterHints<S> later() const { return {&make, this}; }
+};
+
+/// The centre of a part's swept sphere at t = 0 in mesh body b's frame (the hints above).
 template <class S>
 [[nodiscard]] Vec3d mesh_frame_center(const SweptSphere& sa, const StepBody<S>& b) {
   return b.path.r0.transpose() * (sa.p0 - b.path.p0);
@@ -279,9 +292,9 @@ template <class S>
       const std::uint32_t tri = md.corners[pp.piece_b].index;
       const Triangle<S> sb = md.triangle(tri);
       const auto part = static_cast<std::size_t>(pp.part_a);
-      toi::ToiHint<S> hints[2];
-      const int count = triangle_hints(scratch.centers[part], b, pp.piece_b, hints);
-      h = scratch.sweeps[part].against(sb, toi, std::span(hints, static_cast<std::size_t>(count)));
+      const toi::ToiHint<S> normal = triangle_normal_hint(scratch.centers[part], b, pp.piece_b);
+      const TriangleAwayHint<S> away{&scratch.centers[part], &b, pp.piece_b};
+      h = scratch.sweeps[part].against(sb, toi, std::span(&normal, 1), away.later());
       piece_b = tri;
     } else {
       const Shape<S>& sa = part_query(a, pp.part_a, ma);

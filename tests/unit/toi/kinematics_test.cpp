@@ -72,6 +72,29 @@ TYPED_TEST(Kinematic, PlacementIsTheIntegratedMotion) {
   }
 }
 
+// keep(t) stores the placement at t: at(t) returns it, the same bits as computed, and every other
+// t (0 included) is computed as before, also on a copy.
+TYPED_TEST(Kinematic, KeptPlacementIsTheComputedOne) {
+  using S = TypeParam;
+  Rng rng(scenes::seed_of(std::string("kinematics keep ") + scenes::scalar_name<S>()));
+  for (int c = 0; c < scenes::battery(200); ++c) {
+    const Motion<S> m = random_motion<S>(rng, c % 5 == 0 ? 0.0 : 30.0);
+    const toi::Kinematics<S> plain(m, S(1));
+    toi::Kinematics<S> kept(m, S(1));
+    const S t_kept = c % 3 == 0 ? S(1) : S(rng.uniform(0, 1));
+    kept.keep(t_kept);
+    const toi::Kinematics<S> copy = kept;
+    const toi::Kinematics<S>* const both[] = {&kept, &copy};
+    for (const S t : {t_kept, S(0), S(1), S(0.5), S(rng.uniform(0, 1))}) {
+      for (const toi::Kinematics<S>* k : both) {
+        const Transform<S> a = k->at(t), b = plain.at(t);
+        EXPECT_TRUE(a.translation == b.translation && a.rotation == b.rotation)
+            << "case " << c << " t " << double(t) << " kept " << double(t_kept);
+      }
+    }
+  }
+}
+
 TYPED_TEST(Kinematic, RelativeMotionFieldsBoundWhatTheyBound) {
   using S = TypeParam;
   Rng rng(scenes::seed_of(std::string("kinematics relative ") + scenes::scalar_name<S>()));

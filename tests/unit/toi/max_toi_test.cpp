@@ -129,7 +129,7 @@ TYPED_TEST(MaxToi, TriangleHintSettlesOnlyMisses) {
   const scenes::Kind kinds[] = {scenes::Kind::box,    scenes::Kind::hull,   scenes::Kind::cylinder,
                                 scenes::Kind::capsule, scenes::Kind::sphere, scenes::Kind::rounded_box};
   const int cases = scenes::heavy_battery(1500);
-  int misses = 0, settled = 0, hits = 0;
+  int misses = 0, settled = 0, hits = 0, settled_later = 0;
   for (int c = 0; c < cases; ++c) {
     const Shape<S> piece = scenes::random_shape<S>(kinds[rng.index(6)], rng).shape;
     // A triangle about 3 across in the z = 0 plane of its body, turned and placed at random.
@@ -171,6 +171,29 @@ TYPED_TEST(MaxToi, TriangleHintSettlesOnlyMisses) {
     advance.method = ToiMethod::conservative_advancement;
     const ToiHit<S> hinted_advance = toi::time_of_impact_hinted<S>(piece, ma, tri, mb, advance, std::span(hint, 2));
     EXPECT_GE(hinted_advance.iterations, 0) << what << " (conservative advancement)";
+    // The world's entry, PartSweep: the first hint given, the second made only when the first has
+    // not settled the call (toi::LaterHints). Its answer is time_of_impact_hinted's with both, bit
+    // for bit, and the second is asked for exactly when the first alone settles nothing.
+    struct Later {
+      const toi::ToiHint<S>* second;
+      int calls = 0;
+      static int make(const void* context, toi::ToiHint<S>* out) {
+        auto& self = *const_cast<Later*>(static_cast<const Later*>(context));
+        ++self.calls;
+        out[0] = *self.second;
+        return 1;
+      }
+    } later{&hint[1]};
+    toi::PartSweep<S> sweep;
+    ASSERT_EQ(sweep.prepare(piece, ma, mb), "") << what;
+    const Triangle<S>& triangle = std::get<Triangle<S>>(tri.variant());
+    const ToiHit<S> swept = sweep.against(triangle, opt, std::span(hint, 1), {&Later::make, &later});
+    const ToiHit<S> both = toi::time_of_impact_hinted<S>(piece, ma, tri, mb, opt, std::span(hint, 2));
+    const ToiHit<S> first = toi::time_of_impact_hinted<S>(piece, ma, tri, mb, opt, std::span(hint, 1));
+    EXPECT_TRUE(same(swept, both)) << what << " (PartSweep)";
+    const bool first_settles = first.status == Status::miss && first.stats.gjk_calls == 0;
+    EXPECT_EQ(later.calls, first_settles ? 0 : 1) << what;
+    settled_later += later.calls == 1 && swept.status == Status::miss && swept.stats.gjk_calls == 0;
     hits += plain.status == Status::hit;
     const bool settled_by_hint = hinted.status == Status::miss && hinted.stats.gjk_calls == 0;
     if (!settled_by_hint) {
@@ -192,11 +215,12 @@ TYPED_TEST(MaxToi, TriangleHintSettlesOnlyMisses) {
           << what << " at t " << double(t);
     }
   }
-  std::printf("[ hint     ] %s: %d cases, %d hits, %d misses, %d of them settled by the hint\n", scenes::scalar_name<S>(),
-              cases, hits, misses, settled);
+  std::printf("[ hint     ] %s: %d cases, %d hits, %d misses, %d of them settled by the hint, %d by a later one\n",
+              scenes::scalar_name<S>(), cases, hits, misses, settled, settled_later);
   EXPECT_GT(hits, cases / 6);
   EXPECT_GT(misses, cases / 6);
   EXPECT_GT(settled, misses / 10) << misses << " misses";
+  EXPECT_GT(settled_later, 0) << "no case exercised a hint made later";
 }
 
 }  // namespace
