@@ -69,8 +69,6 @@ Motion<C> widen(const Motion<S>& m, const Vec3<C>& position) {
   return w;
 }
 
-/// The solver on two prepared sides (motions relative to `origin`), hints tried first: A's core,
-/// and B's as `visit_b(f)` calls f with it (a Core's visit, or a triangle itself).
 /// Hints in the solver's scalar, normalised there; those whose direction is not finite dropped.
 /// Returns how many were written to `out` (at most kMaxHints).
 template <class S, class C>
@@ -92,6 +90,9 @@ int widen_later(const void* context, toi::ToiHint<C>* out) {
   return widen_hints<S, C>(std::span<const toi::ToiHint<S>>(made, static_cast<std::size_t>(n)), out);
 }
 
+/// The solver on two prepared sides (motions relative to `origin`), hints tried first (`hints`,
+/// then those `later` makes): A's core, and B's as `visit_b(f)` calls f with it (a Core's visit,
+/// or a triangle itself).
 template <class S, class C, class VisitB>
 ToiHit<S> run_solver(const detail::Core<S>& ca, const toi::Kinematics<C>& ka, S radius_b, VisitB&& visit_b,
                      const toi::Kinematics<C>& kb, const Vec3<C>& origin, const ToiOptions<S>& opt,
