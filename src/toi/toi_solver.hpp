@@ -39,17 +39,19 @@ class ToiSolver {
     ToiHit<S> out;
     lo_tf_a_ = pair_.ka.at(S(0));
     lo_tf_b_ = pair_.kb.at(S(0));
-    ToiHint<S> made[kMaxHints];
-    for (int round = 0; round < 2; ++round) {
-      for (const ToiHint<S>& h : hints) {
-        if (apart_along(h.direction, h.face_of_b ? 2 : 0)) {
-          finish(out, Status::miss, S(1), DistanceResult<S>{}, Vec3<S>::Zero());
-          return out;
-        }
-      }
-      if (round == 1 || later.make == nullptr) break;
+    const auto settles = [&](std::span<const ToiHint<S>> tried) {
+      return std::any_of(tried.begin(), tried.end(),
+                         [&](const ToiHint<S>& h) { return apart_along(h.direction, h.face_of_b ? 2 : 0); });
+    };
+    bool settled = settles(hints);
+    if (!settled && later.make != nullptr) {
+      ToiHint<S> made[kMaxHints];
       const int n = std::clamp(later.make(later.context, made), 0, kMaxHints);
-      hints = std::span<const ToiHint<S>>(made, static_cast<std::size_t>(n));
+      settled = settles(std::span<const ToiHint<S>>(made, static_cast<std::size_t>(n)));
+    }
+    if (settled) {
+      finish(out, Status::miss, S(1), DistanceResult<S>{}, Vec3<S>::Zero());
+      return out;
     }
     lo_ = pair_.distance(lo_tf_a_, lo_tf_b_);
     lo_face_ = pair_.face_of_simplex();
