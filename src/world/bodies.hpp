@@ -15,9 +15,21 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace impact::world_detail {
+
+/// Hashes an ID given as any string type (a motion's body, looked up without a copy).
+struct IdHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view id) const noexcept { return std::hash<std::string_view>{}(id); }
+};
+
+/// A world's body IDs → positions in its array of bodies: hashed, since a step looks up every
+/// motion's body (a binary tree of strings took 2.3 ms of a 10,000-body step, on one thread).
+using BodyIndex = std::unordered_map<std::string, std::size_t, IdHash, std::equal_to<>>;
 
 /// Relative inflation of radii computed in S (a norm of S values is within a few ulps).
 template <class S>

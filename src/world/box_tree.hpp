@@ -42,16 +42,55 @@ class BoxTree {
   void build(const std::vector<Vec3d>& lo, const std::vector<Vec3d>& hi) {
     nodes_.clear();
     wide_.clear();
+    items_.resize(lo.size());
+    for (std::size_t k = 0; k < lo.size(); ++k) items_[k] = {lo[k] + hi[k], static_cast<std::uint32_t>(k)};
     order_.resize(lo.size());
-    std::iota(order_.begin(), order_.end(), 0u);
+    if (!lo.empty()) {
+      nodes_.reserve(2 * lo.size() / kLeafSize + 2);
+      nodes_.resize(1);
+      build_into(0, lo, hi, 0, static_cast<std::uint32_t>(lo.size()));
+    }
+    for (std::size_t i = 0; i < items_.size(); ++i) order_[i] = items_[i].index;
     if (lo.empty()) return;
-    nodes_.reserve(2 * lo.size() / kLeafSize + 2);
-    nodes_.resize(1);
-    build_into(0, lo, hi, 0, static_cast<std::uint32_t>(lo.size()));
-    centre_ = 0.5 * (nodes_[0].lo + nodes_[0].hi);
-    wide_.reserve(nodes_.size() / 3 + 1);
-    wide_.resize(1);
-    collapse(0, 0);
+    built_area_ = 0;
+    for (const Node& n : nodes_)
+      if (n.count == 0) built_area_ += half_area(n);
+    collapse_all();
+  }
+
+  /// The tree over new boxes for the same number of items: the binary tree's boxes recomputed
+  /// bottom-up over its existing shape (a refit, linear in the items), then collapsed again; a
+  /// full build instead when the item count changed or the refit's nodes have grown to twice the
+  /// surface of the last build's (bodies drifted apart from their neighbours in the tree). Any
+  /// shape over any boxes answers queries correctly (each node's box holds its items' boxes); only
+  /// the walk's length depends on it. On falling_pieces_10000 the build took 3–5 ms a step on one
+  /// thread, the refit well under one.
+  void update(const std::vector<Vec3d>& lo, const std::vector<Vec3d>& hi) {
+    if (nodes_.empty() || order_.size() != lo.size()) {
+      build(lo, hi);
+      return;
+    }
+    double area = 0;
+    for (std::size_t i = nodes_.size(); i-- > 0;) {
+      Node& n = nodes_[i];
+      if (n.count > 0) {
+        n.lo = lo[order_[n.first]];
+        n.hi = hi[order_[n.first]];
+        for (std::uint32_t k = n.first + 1; k < n.first + n.count; ++k) {
+          n.lo = n.lo.cwiseMin(lo[order_[k]]);
+          n.hi = n.hi.cwiseMax(hi[order_[k]]);
+        }
+      } else {
+        n.lo = nodes_[n.first].lo.cwiseMin(nodes_[n.first + 1].lo);
+        n.hi = nodes_[n.first].hi.cwiseMax(nodes_[n.first + 1].hi);
+        area += half_area(n);
+      }
+    }
+    if (area > 2 * built_area_) {
+      build(lo, hi);
+      return;
+    }
+    collapse_all();
   }
 
   /// Renumbers the items in the tree's leaf order, so that each leaf holds a run of numbers:
@@ -64,7 +103,10 @@ class BoxTree {
 
   /// Frees what only the build needs (the binary tree: about 14 MB for a million items), for a
   /// tree that is not rebuilt (a mesh's).
-  void release_build_memory() { std::vector<Node>().swap(nodes_); }
+  void release_build_memory() {
+    std::vector<Node>().swap(nodes_);
+    std::vector<Item>().swap(items_);
+  }
 
   /// Calls visit(k) for every item k whose box may overlap [qlo, qhi] (a superset of those
   /// that do, each once).
@@ -122,19 +164,26 @@ class BoxTree {
     std::uint32_t count = 0;  ///< Leaf: triangles; inner: 0.
   };
 
-  /// Builds the subtree of order_[begin, end) into node `at` (children are appended in pairs;
+  /// An item as the build sorts it: twice its box's centre (lo + hi), beside its number, so that
+  /// the median splits compare keys in one array rather than through the item numbers (on the
+  /// 10,000 bodies of a world step the indirect build took 5 ms, most of the broad phase's time).
+  struct Item {
+    Vec3d twice_centre;
+    std::uint32_t index;
+  };
+
+  /// Builds the subtree of items_[begin, end) into node `at` (children are appended in pairs;
   /// only indices are held across the recursion, since nodes_ grows).
   void build_into(std::uint32_t at, const std::vector<Vec3d>& lo, const std::vector<Vec3d>& hi, std::uint32_t begin,
                   std::uint32_t end) {
-    Vec3d blo = lo[order_[begin]], bhi = hi[order_[begin]];
-    Vec3d clo = 0.5 * (blo + bhi), chi = clo;
+    Vec3d blo = lo[items_[begin].index], bhi = hi[items_[begin].index];
+    Vec3d clo = items_[begin].twice_centre, chi = clo;
     for (std::uint32_t i = begin; i < end; ++i) {
-      const std::uint32_t k = order_[i];
+      const std::uint32_t k = items_[i].index;
       blo = blo.cwiseMin(lo[k]);
       bhi = bhi.cwiseMax(hi[k]);
-      const Vec3d c = 0.5 * (lo[k] + hi[k]);
-      clo = clo.cwiseMin(c);
-      chi = chi.cwiseMax(c);
+      clo = clo.cwiseMin(items_[i].twice_centre);
+      chi = chi.cwiseMax(items_[i].twice_centre);
     }
     nodes_[at].lo = blo;
     nodes_[at].hi = bhi;
@@ -148,10 +197,10 @@ class BoxTree {
     int axis = 0;
     (chi - clo).maxCoeff(&axis);
     const std::uint32_t mid = begin + (end - begin) / 2;
-    std::nth_element(order_.begin() + begin, order_.begin() + mid, order_.begin() + end,
-                     [&](std::uint32_t a, std::uint32_t b) {
-                       const double ca = lo[a][axis] + hi[a][axis], cb = lo[b][axis] + hi[b][axis];
-                       return ca < cb || (ca == cb && a < b);
+    std::nth_element(items_.begin() + begin, items_.begin() + mid, items_.begin() + end,
+                     [axis](const Item& a, const Item& b) {
+                       const double ca = a.twice_centre[axis], cb = b.twice_centre[axis];
+                       return ca < cb || (ca == cb && a.index < b.index);
                      });
     const auto children = static_cast<std::uint32_t>(nodes_.size());
     nodes_.resize(nodes_.size() + 2);
@@ -159,6 +208,21 @@ class BoxTree {
     nodes_[at].count = 0;
     build_into(children, lo, hi, begin, mid);
     build_into(children + 1, lo, hi, mid, end);
+  }
+
+  /// Half the surface area of a node's box (the cost model of a tree's walks).
+  static double half_area(const Node& n) {
+    const Vec3d e = n.hi - n.lo;
+    return e.x() * e.y() + e.y() * e.z() + e.z() * e.x();
+  }
+
+  /// The four-wide tree from the binary one.
+  void collapse_all() {
+    centre_ = 0.5 * (nodes_[0].lo + nodes_[0].hi);
+    wide_.clear();
+    wide_.reserve(nodes_.size() / 3 + 1);
+    wide_.resize(1);
+    collapse(0, 0);
   }
 
   /// A node of the collapsed tree: up to four children's boxes, in float, rounded outward.
@@ -237,6 +301,8 @@ class BoxTree {
   }
 
   std::vector<Node> nodes_;
+  std::vector<Item> items_;  ///< The build's items (emptied with the binary tree).
+  double built_area_ = 0;    ///< Σ half_area of the inner nodes at the last build (update()).
   std::vector<Wide> wide_;
   Vec3d centre_ = Vec3d::Zero();  ///< The root box's centre: the float boxes are relative to it.
   std::vector<std::uint32_t> order_;

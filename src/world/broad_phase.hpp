@@ -13,8 +13,8 @@
 //  * each one's category meets the other's mask,
 //  * their swept spheres, moving together in time, come within the gap (`first_entry`); a mesh's
 //    sphere is too loose to be worth it (its triangles are culled one by one later).
-// Both rebuild their order every step and give the same pairs, in a canonical order (lower index
-// first, then sorted).
+// Both rebuild their order every step and give the same pairs, each as (lower index, higher),
+// in no fixed order: the caller sorts them (on the step's threads).
 #pragma once
 
 #include "world/box_tree.hpp"
@@ -62,7 +62,7 @@ struct BroadBody {
   return a.mesh || b.mesh || first_entry(a.sweep, b.sweep, gap) != kNever;
 }
 
-/// The candidate pairs (i < j) of `bodies` for a contact gap `gap`, sorted: sweep-and-prune.
+/// The candidate pairs (i < j) of `bodies` for a contact gap `gap`, unsorted: sweep-and-prune.
 inline void sweep_and_prune(const std::vector<BroadBody>& bodies, double gap, std::vector<std::uint32_t>& order,
                             std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs) {
   pairs.clear();
@@ -83,13 +83,13 @@ inline void sweep_and_prune(const std::vector<BroadBody>& bodies, double gap, st
       pairs.emplace_back(std::min(i, j), std::max(i, j));
     }
   }
-  std::sort(pairs.begin(), pairs.end());
 }
 
-/// The same pairs from a box tree over the bodies' boxes, built for the step: each moving body
+/// The same pairs from a box tree over the bodies' boxes (kept from the last step and refitted,
+/// BoxTree::update): each moving body
 /// queries it with its own box (pairs of two resting bodies are never wanted, so resting bodies
 /// only answer queries). `for_each(n, f)` calls f(begin, end, list) over a partition of [0, n)
-/// (in parallel, each call with its own list); the lists are joined and sorted.
+/// (in parallel, each call with its own list); the lists are joined, unsorted.
 template <class ForEach>
 void tree_pairs(const std::vector<BroadBody>& bodies, double gap, BoxTree& tree,
                 std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs, ForEach&& for_each) {
@@ -99,7 +99,7 @@ void tree_pairs(const std::vector<BroadBody>& bodies, double gap, BoxTree& tree,
     lo[i] = bodies[i].lo;
     hi[i] = bodies[i].hi;
   }
-  tree.build(lo, hi);
+  tree.update(lo, hi);
   for_each(bodies.size(), [&](std::size_t begin, std::size_t end, std::vector<std::pair<std::uint32_t, std::uint32_t>>& out) {
     for (auto i = static_cast<std::uint32_t>(begin); i < end; ++i) {
       const BroadBody& a = bodies[i];
@@ -111,7 +111,6 @@ void tree_pairs(const std::vector<BroadBody>& bodies, double gap, BoxTree& tree,
       });
     }
   }, pairs);
-  std::sort(pairs.begin(), pairs.end());
 }
 
 }  // namespace impact::world_detail

@@ -215,6 +215,16 @@ template <class S>
   return b.path.r0.transpose() * (sa.p0 - b.path.p0);
 }
 
+/// The hint time_of_impact tries first for two parts (toi_entry.hpp): the line from A's centre to
+/// B's at t = 0, the direction that separates two round parts (none when the centres coincide).
+template <class S>
+toi::ToiHint<S> centre_line_hint(const SweptSphere& a, const SweptSphere& b) {
+  const Vec3d d = b.p0 - a.p0;
+  const double len = d.norm();
+  if (!(len > 0)) return {Vec3<S>::Zero(), false};
+  return {Vec3d(d / len).template cast<S>(), false};
+}
+
 /// Per-pair options of the narrow phase.
 template <class S>
 struct NarrowOptions {
@@ -299,7 +309,8 @@ template <class S>
     } else {
       const Shape<S>& sa = part_query(a, pp.part_a, ma);
       const Shape<S>& sb = part_query(b, static_cast<int>(pp.piece_b), mb);
-      h = time_of_impact(sa, ma, sb, mb, toi);
+      const toi::ToiHint<S> apart = centre_line_hint<S>(a.parts[static_cast<std::size_t>(pp.part_a)], b.parts[pp.piece_b]);
+      h = toi::time_of_impact_hinted(sa, ma, sb, mb, toi, std::span(&apart, apart.direction.squaredNorm() > 0 ? 1 : 0));
       piece_b = pp.piece_b;
     }
     ++toi_calls;

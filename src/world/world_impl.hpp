@@ -14,11 +14,13 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/info.h>
 #include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -27,10 +29,15 @@ namespace impact {
 template <class S>
 struct World<S>::Impl {
   std::vector<world_detail::Body<S>> bodies;  ///< In insertion order.
-  std::map<std::string, std::size_t, std::less<>> index;  ///< ID → position in `bodies`.
+  world_detail::BodyIndex index;  ///< ID → position in `bodies`.
+  /// The broad phase's box tree, kept between steps and refitted (BoxTree::update).
+  world_detail::BoxTree broad_tree;
+  /// The bodies as the last step saw them: scratch, kept so that their vectors keep their memory.
+  std::vector<world_detail::StepBody<S>> step_bodies;
 
   void reindex() {
     index.clear();
+    index.reserve(bodies.size());
     for (std::size_t i = 0; i < bodies.size(); ++i) index.emplace(bodies[i].id, i);
   }
 };
@@ -61,6 +68,7 @@ std::vector<std::string> World<S>::ids() const {
   std::vector<std::string> out;
   out.reserve(impl_->index.size());
   for (const auto& [id, i] : impl_->index) out.push_back(id);
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -214,15 +222,18 @@ std::string check_step_options(const WorldStepOptions<S>& options) {
 /// bad field, or empty.
 template <class S>
 std::string gather_motions(const std::vector<Body<S>>& bodies,
-                           const std::map<std::string, std::size_t, std::less<>>& index,
+                           const BodyIndex& index,
                            std::span<const BodyMotion<S>> motions, std::vector<StepBody<S>>& sb,
                            std::vector<char>& given) {
   const std::size_t n = bodies.size();
-  sb.assign(n, StepBody<S>{});
+  sb.resize(n);  // kept from the last step: the vectors inside keep their memory
   given.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     sb[i].body = &bodies[i];
+    sb[i].motion = Motion<S>{};
     sb[i].motion.pose = bodies[i].pose;
+    sb[i].parts.clear();
+    sb[i].triangles.clear();
   }
   for (const BodyMotion<S>& m : motions) {
     // The field's path is built only for a message (a string per motion was a tenth of the
@@ -270,13 +281,41 @@ void for_each_range(std::size_t n, int threads, F&& f, std::vector<T>& joined) {
   for (const auto& l : lists) joined.insert(joined.end(), l.begin(), l.end());
 }
 
+/// Calls f(i) for every i in [0, n), on `threads` threads.
+template <class F>
+void for_each_index(std::size_t n, int threads, F&& f) {
+  if (threads == 1 || n < 512) {
+    for (std::size_t i = 0; i < n; ++i) f(i);
+    return;
+  }
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256), [&](const tbb::blocked_range<std::size_t>& r) {
+      for (std::size_t i = r.begin(); i != r.end(); ++i) f(i);
+    });
+  });
+}
+
+/// Sorts v by `less`, on `threads` threads (from 1,024 elements on). `less` must be a total order on v's elements (no two
+/// equivalent), so that the result is the same for any thread count.
+template <class T, class Less>
+void sort_on(std::vector<T>& v, int threads, Less&& less) {
+  if (threads == 1 || v.size() < 1024) {
+    std::sort(v.begin(), v.end(), less);
+    return;
+  }
+  tbb::task_arena arena(threads);
+  arena.execute([&] { tbb::parallel_sort(v.begin(), v.end(), less); });
+}
+
 /// Broad phase: every body's path and swept spheres, the pairs whose swept boxes (grown by half
 /// the culling gap, returned in `gap`) overlap, and the swept spheres of the triangles of turning
 /// meshes in a pair. The paths and the box queries run on the step's threads (on 10,000 bodies
 /// the broad phase was a tenth of a two-thread step, run on one).
 template <class S>
 std::vector<std::pair<std::uint32_t, std::uint32_t>> broad_phase(std::vector<StepBody<S>>& sb,
-                                                                 const WorldStepOptions<S>& options, double& gap) {
+                                                                 const WorldStepOptions<S>& options, BoxTree& tree,
+                                                                 double& gap) {
   const double target = double(options.target_distance);
   const int threads = step_threads(options);
   // Swept bounds, and the world's scale for the culling gap (maxima: the same in any order).
@@ -304,7 +343,7 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> broad_phase(std::vector<Ste
   }
   gap = target + 2.0 * honoured_tolerance<S>(double(options.tolerance), reach, size);
   std::vector<BroadBody> broad(sb.size());
-  for (std::size_t i = 0; i < sb.size(); ++i) {
+  for_each_index(sb.size(), threads, [&](std::size_t i) {
     const Body<S>& b = *sb[i].body;
     BroadBody& x = broad[i];
     body_box(sb[i], x.lo, x.hi);
@@ -315,15 +354,15 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> broad_phase(std::vector<Ste
     x.mesh = b.kind == BodyKind::mesh;
     x.category = b.category;
     x.mask = b.mask;
-  }
+  });
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
   if (options.broad_phase == BroadPhase::sweep_and_prune) {
     std::vector<std::uint32_t> order;
     sweep_and_prune(broad, gap, order, pairs);
   } else {
-    BoxTree tree;
     tree_pairs(broad, gap, tree, pairs, [&](std::size_t n, auto&& f, auto& joined) { for_each_range(n, threads, f, joined); });
   }
+  sort_on(pairs, threads, std::less<>());  // pairs are distinct
   // Turning meshes in a pair: their triangles' swept spheres, once.
   for (const auto& [i, j] : pairs) {
     for (std::uint32_t k : {i, j}) {
@@ -382,14 +421,15 @@ void narrow_pair(std::vector<StepBody<S>>& sb, std::pair<std::uint32_t, std::uin
 /// the order.
 template <class S>
 std::vector<std::uint32_t> spatial_order(const std::vector<StepBody<S>>& sb,
-                                         const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs) {
-  std::vector<Vec3d> at(pairs.size());
+                                         const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs, int threads) {
+  const auto at = [&](std::size_t k) -> const Vec3d& {
+    const auto [i, j] = pairs[k];
+    return sb[i].body->radius <= sb[j].body->radius ? sb[i].path.p0 : sb[j].path.p0;
+  };
   Vec3d lo = Vec3d::Constant(kNever), hi = Vec3d::Constant(-kNever);
   for (std::size_t k = 0; k < pairs.size(); ++k) {
-    const auto [i, j] = pairs[k];
-    at[k] = sb[i].body->radius <= sb[j].body->radius ? sb[i].path.p0 : sb[j].path.p0;
-    lo = lo.cwiseMin(at[k]);
-    hi = hi.cwiseMax(at[k]);
+    lo = lo.cwiseMin(at(k));
+    hi = hi.cwiseMax(at(k));
   }
   const Vec3d scale = (hi - lo).cwiseMax(1e-300).cwiseInverse() * 1023.0;
   auto spread = [](std::uint64_t x) {  // bits of x (10) three apart
@@ -398,18 +438,19 @@ std::vector<std::uint32_t> spatial_order(const std::vector<StepBody<S>>& sb,
     x = (x | (x << 4)) & 0x030C30C3ull;
     return (x | (x << 2)) & 0x09249249ull;
   };
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(pairs.size());
-  for (std::size_t k = 0; k < pairs.size(); ++k) {
+  // The code above the pair's index: one 64-bit key each, all distinct (a total order).
+  std::vector<std::uint64_t> keyed(pairs.size());
+  for_each_index(pairs.size(), threads, [&](std::size_t k) {
     std::uint64_t code = 0;
     for (int a = 0; a < 3; ++a) {
-      const double q = std::clamp((at[k][a] - lo[a]) * scale[a], 0.0, 1023.0);
+      const double q = std::clamp((at(k)[a] - lo[a]) * scale[a], 0.0, 1023.0);
       code |= spread(static_cast<std::uint64_t>(q)) << a;
     }
-    keyed[k] = {code, static_cast<std::uint32_t>(k)};
-  }
-  std::sort(keyed.begin(), keyed.end());
+    keyed[k] = code << 32 | k;
+  });
+  sort_on(keyed, threads, std::less<>());
   std::vector<std::uint32_t> order(pairs.size());
-  for (std::size_t k = 0; k < pairs.size(); ++k) order[k] = keyed[k].second;
+  for (std::size_t k = 0; k < pairs.size(); ++k) order[k] = static_cast<std::uint32_t>(keyed[k]);
   return order;
 }
 
@@ -418,8 +459,8 @@ std::vector<PairOutcome<S>> narrow_phase(std::vector<StepBody<S>>& sb,
                                          std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
                                          const WorldStepOptions<S>& options, double gap) {
   std::vector<PairOutcome<S>> outcomes(pairs.size());
-  const std::vector<std::uint32_t> order = spatial_order(sb, pairs);
   const int threads = step_threads(options);
+  const std::vector<std::uint32_t> order = spatial_order(sb, pairs, threads);
   auto run = [&](std::size_t n, NarrowScratch<S>& scratch) {
     const std::uint32_t k = order[n];
     narrow_pair(sb, pairs[k], options, gap, scratch, outcomes[k]);
@@ -456,24 +497,37 @@ WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const 
   };
   if (auto e = check_step_options(options); !e.empty()) return fail(e);
   const auto t0 = clock::now();
-  std::vector<StepBody<S>> sb;
+  std::vector<StepBody<S>>& sb = impl_->step_bodies;
   std::vector<char> given;
   if (auto e = gather_motions(impl_->bodies, impl_->index, motions, sb, given); !e.empty()) return fail(e);
   double gap = 0;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs = broad_phase(sb, options, gap);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs = broad_phase(sb, options, impl_->broad_tree, gap);
   const auto t1 = clock::now();
 
   const std::vector<PairOutcome<S>> outcomes = narrow_phase(sb, pairs, options, gap);
-  std::vector<WorldEvent<S>> events;
+  std::vector<std::uint32_t> found;
   for (std::size_t k = 0; k < pairs.size(); ++k) {
     const PairOutcome<S>& o = outcomes[k];
     if (!o.error.empty()) return fail(o.error);
     out.stats.toi_calls += o.toi_calls;
     out.stats.piece_pairs += o.piece_pairs;
-    if (o.contact.found) events.push_back(make_event(*sb[pairs[k].first].body, *sb[pairs[k].second].body, o.contact));
+    if (o.contact.found) found.push_back(static_cast<std::uint32_t>(k));
   }
+  // The events, made and sorted on the step's threads (a pair is in one event at most, so
+  // event_before is a total order on them: the same order for any thread count).
+  const int threads = step_threads(options);
+  std::vector<WorldEvent<S>> events(found.size());
+  for_each_index(found.size(), threads, [&](std::size_t e) {
+    const auto [f, s] = pairs[found[e]];
+    events[e] = make_event(*sb[f].body, *sb[s].body, outcomes[found[e]].contact);
+  });
   if (options.report == WorldReport::bodies) events = per_body(std::move(events));
-  std::sort(events.begin(), events.end(), event_before<S>);
+  std::vector<std::uint32_t> rank(events.size());
+  std::iota(rank.begin(), rank.end(), 0u);
+  sort_on(rank, threads, [&](std::uint32_t x, std::uint32_t y) { return event_before(events[x], events[y]); });
+  std::vector<WorldEvent<S>> sorted(events.size());
+  for (std::size_t e = 0; e < rank.size(); ++e) sorted[e] = std::move(events[rank[e]]);
+  events = std::move(sorted);
   const auto t2 = clock::now();
 
   for (std::size_t i = 0; i < sb.size(); ++i) {

@@ -428,8 +428,9 @@ TEST(World, EventsDoNotDependOnInsertionOrder) {
 template <class S>
 void thread_counts() {
   for (int w = 0; w < 3; ++w) {
-    // The third world has 700 bodies: the broad phase runs on the threads from 512 bodies on.
-    Scene<S> sc = w < 2 ? random_scene<S>(500 + w, 40, 6.0) : random_scene<S>(500 + w, 700, 16.0);
+    // The third world has 1,000 bodies, packed: the broad phase runs on the threads from 512
+    // bodies on, and the pairs and the events are sorted on them from 1,024 on (sort_on).
+    Scene<S> sc = w < 2 ? random_scene<S>(500 + w, 40, 6.0) : random_scene<S>(500 + w, 1000, 14.0);
     World<S> world;
     ASSERT_EQ(world.edit({}, sc.bodies), "");
     WorldStepOptions<S> opt;
@@ -438,6 +439,10 @@ void thread_counts() {
     const auto r1 = one.step(sc.motions, opt);
     ASSERT_TRUE(r1.ok());
     EXPECT_GT(r1.events.size(), 10u);
+    if (w == 2) {
+      EXPECT_GE(r1.stats.pairs_tested, 1024u);
+      EXPECT_GE(r1.events.size(), 1024u);
+    }
     for (int threads : {2, 0}) {
       opt.threads = threads;
       World<S> many = world;
