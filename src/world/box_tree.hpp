@@ -40,6 +40,7 @@ class BoxTree {
 
   /// Builds the tree over boxes [lo[k], hi[k]].
   void build(const std::vector<Vec3d>& lo, const std::vector<Vec3d>& hi) {
+    ++builds_;
     nodes_.clear();
     wide_.clear();
     items_.resize(lo.size());
@@ -92,6 +93,9 @@ class BoxTree {
     }
     collapse_all();
   }
+
+  /// How many full builds this tree has had (update() refits otherwise).
+  [[nodiscard]] std::size_t builds() const { return builds_; }
 
   /// Renumbers the items in the tree's leaf order, so that each leaf holds a run of numbers:
   /// returns the old number of each new one (item i is now what was item old[i]).
@@ -303,6 +307,7 @@ class BoxTree {
   std::vector<Node> nodes_;
   std::vector<Item> items_;  ///< The build's items (emptied with the binary tree).
   double built_area_ = 0;    ///< Σ half_area of the inner nodes at the last build (update()).
+  std::size_t builds_ = 0;
   std::vector<Wide> wide_;
   Vec3d centre_ = Vec3d::Zero();  ///< The root box's centre: the float boxes are relative to it.
   std::vector<std::uint32_t> order_;

@@ -103,6 +103,55 @@ TEST(BoxTree, ReportsEveryOverlappingBoxOnceNearTheOrigin) { check_sets(0, 1, "b
 
 TEST(BoxTree, ReportsEveryOverlappingBoxOnceFarFromTheOrigin) { check_sets(1e6, 1e-2, "box tree far"); }
 
+// A tree kept across steps (the broad phase's): update() refits it to boxes that moved, or
+// builds it again (the item count changed, or the boxes drifted far apart). After each update
+// every overlapping box is reported once, as after a fresh build: drifts small and large, boxes
+// swapping places, the count changing, and down to one item and none.
+TEST(BoxTree, UpdatedTreesReportEveryOverlappingBoxOnce) {
+  Rng rng(scenes::seed_of("box tree update"));
+  BoxTree tree;
+  std::vector<Vec3d> lo, hi;
+  int met = 0, refits = 0;
+  int n = 500;
+  for (int step = 0; step < scenes::battery(60); ++step) {
+    if (step % 10 == 9) n = step == 49 ? 1 : step == 59 ? 0 : 1 + rng.index(1500);  // a new count
+    const double drift = step % 3 == 0 ? 0.01 : step % 3 == 1 ? 0.3 : 3.0;
+    std::vector<Vec3d> nlo(static_cast<std::size_t>(n)), nhi(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) {
+      const auto i = static_cast<std::size_t>(k);
+      const Vec3d c = i < lo.size() && step % 7 != 3 ? Vec3d(0.5 * (lo[i] + hi[i]) + rng.in_cube(drift)) : rng.in_cube(1);
+      const Vec3d e = Vec3d(rng.uniform(0, 0.05), rng.uniform(0, 0.05), rng.uniform(0, 0.05));
+      nlo[i] = c - e;
+      nhi[i] = c + e;
+    }
+    lo = nlo;
+    hi = nhi;
+    const std::size_t builds = tree.builds();
+    tree.update(lo, hi);
+    refits += tree.builds() == builds;
+    std::vector<int> seen(static_cast<std::size_t>(n));
+    for (int q = 0; q < 30; ++q) {
+      const Vec3d c = rng.in_cube(1.5), e = Vec3d(rng.uniform(0, 0.4), rng.uniform(0, 0.4), rng.uniform(0, 0.4));
+      std::fill(seen.begin(), seen.end(), 0);
+      tree.query(c - e, c + e, [&](std::uint32_t k) {
+        ASSERT_LT(k, static_cast<std::uint32_t>(n));
+        ++seen[k];
+      });
+      for (int k = 0; k < n; ++k) {
+        const auto i = static_cast<std::size_t>(k);
+        ASSERT_LE(seen[i], 1) << "step " << step << " query " << q << " item " << k << " reported twice";
+        if (overlap(lo[i], hi[i], c - e, c + e)) {
+          ++met;
+          ASSERT_EQ(seen[i], 1) << "step " << step << " query " << q << ": item " << k << " overlaps, not reported";
+        }
+      }
+    }
+  }
+  EXPECT_GT(met, 10 * scenes::battery(60));
+  EXPECT_GT(refits, scenes::battery(60) / 3) << "updates mostly rebuilt: the refit went untested";
+  EXPECT_GT(tree.builds(), std::size_t(scenes::battery(60) / 10)) << "no rebuilds: the rebuild path went untested";
+}
+
 TEST(BoxTree, EmptyAndSingleItemTrees) {
   BoxTree empty;
   empty.build({}, {});
