@@ -96,7 +96,8 @@ int widen_later(const void* context, toi::ToiHint<C>* out) {
 template <class S, class C, class VisitB>
 ToiHit<S> run_solver(const detail::Core<S>& ca, const toi::Kinematics<C>& ka, S radius_b, VisitB&& visit_b,
                      const toi::Kinematics<C>& kb, const Vec3<C>& origin, const ToiOptions<S>& opt,
-                     std::span<const toi::ToiHint<S>> hints, toi::LaterHints<S> later = {}) {
+                     std::span<const toi::ToiHint<S>> hints, toi::LaterHints<S> later = {},
+                     const toi::RelativeMotion<C>* rel = nullptr) {
   const ToiOptions<C> wide{opt.method,         C(opt.target_distance), C(opt.tolerance),
                            opt.paper_acceptance, opt.max_iterations,    C(opt.max_toi)};
   toi::ToiHint<C> wide_hints[toi::kMaxHints];
@@ -109,7 +110,7 @@ ToiHit<S> run_solver(const detail::Core<S>& ca, const toi::Kinematics<C>& ka, S 
       const auto run = [&](const auto& px, const auto& py) {
         using X = std::decay_t<decltype(px)>;
         using Y = std::decay_t<decltype(py)>;
-        toi::ToiSolver<C, X, Y> solver(px, C(ca.radius), py, C(radius_b), ka, kb, wide);
+        toi::ToiSolver<C, X, Y> solver(px, C(ca.radius), py, C(radius_b), ka, kb, wide, rel);
         return solver.run(solver_hints, solver_later);
       };
       if constexpr (std::is_same_v<C, S>)
@@ -179,12 +180,13 @@ std::string toi::PartSweep<S>::prepare(const Shape<S>& a, const Motion<S>& ma, c
   kb_ = Kinematics<C>(widen<C>(mb, Vec3<C>(mb.pose.position.template cast<C>() - origin_)), C(0));
   ka_.keep(C(1));  // the end of the step, where every hint is tested while max_toi is 1
   kb_.keep(C(1));
+  rel_ = RelativeMotion<C>(ka_, kb_, C(core_a_.radius), C(0), C(0));  // sizes set per triangle
   return {};
 }
 
 template <class S>
 ToiHit<S> toi::PartSweep<S>::against(const Triangle<S>& triangle, const ToiOptions<S>& opt,
-                                     std::span<const ToiHint<S>> hints, LaterHints<S> later) const {
+                                     std::span<const ToiHint<S>> hints, LaterHints<S> later) {
   const bool triangle_ok = detail::point_ok(triangle.a) && detail::point_ok(triangle.b) && detail::point_ok(triangle.c);
   if (!triangle_ok || !options_ok(opt)) {
     ToiHit<S> out;
@@ -199,9 +201,12 @@ ToiHit<S> toi::PartSweep<S>::against(const Triangle<S>& triangle, const ToiOptio
   }
   // A triangle is its own core (peel() takes nothing off it), its bounding radius its farthest
   // corner's (bounding_radius): the variant's visits are skipped, not the arithmetic.
-  Kinematics<C> kb = kb_;
-  kb.radius = C(core_radius(std::max({triangle.a.norm(), triangle.b.norm(), triangle.c.norm()}), S(0)));
-  return run_solver<S, C>(core_a_, ka_, S(0), [&](auto&& f) { return f(triangle); }, kb, origin_, opt, hints, later);
+  kb_.radius = C(core_radius(std::max({triangle.a.norm(), triangle.b.norm(), triangle.c.norm()}), S(0)));
+  // The motions' part of the relative motion is the same for every triangle: only the sizes are
+  // set again (bit for bit what the solver would compute).
+  rel_.set_sizes(ka_, kb_, C(core_a_.radius), C(0), C(opt.target_distance));
+  return run_solver<S, C>(core_a_, ka_, S(0), [&](auto&& f) { return f(triangle); }, kb_, origin_, opt, hints, later,
+                          &rel_);
 }
 
 }  // namespace impact

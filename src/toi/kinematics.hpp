@@ -84,10 +84,8 @@ struct RelativeMotion {
 
   RelativeMotion(const Kinematics<S>& ka, const Kinematics<S>& kb, S ra, S rb, S target_distance) {
     vrel = kb.velocity() - ka.velocity();
-    speed = vrel.norm() + ka.spin * ka.radius + kb.spin * kb.radius;
-    const S scale = std::max(ka.position().norm() + ka.velocity().norm(), kb.position().norm() + kb.velocity().norm()) +
-                    ka.radius + kb.radius + ra + rb + target_distance;
-    slack = S(16) * std::numeric_limits<S>::epsilon() * scale;
+    vrel_norm_ = vrel.norm();
+    reach_ = std::max(ka.position().norm() + ka.velocity().norm(), kb.position().norm() + kb.velocity().norm());
     // d(t) = x_B(t) − x_A(t) is linear in t and its distance from a line convex: the larger end.
     const Vec3<S> d0 = kb.position() - ka.position(), d1 = d0 + vrel;
     const S up = S(1) + S(8) * std::numeric_limits<S>::epsilon();
@@ -98,7 +96,21 @@ struct RelativeMotion {
       v_across[x] = vrel.cross(u).norm() * up;
     }
     wrel = (ka.omega() - kb.omega()).norm() * up;
+    set_sizes(ka, kb, ra, rb, target_distance);
   }
+
+  /// The same motions with other radii or target (kb.radius: each triangle of a mesh swept by one
+  /// part, toi::PartSweep): speed and slack again, bit for bit as a fresh RelativeMotion gives them;
+  /// everything else depends on the motions only.
+  void set_sizes(const Kinematics<S>& ka, const Kinematics<S>& kb, S ra, S rb, S target_distance) {
+    speed = vrel_norm_ + ka.spin * ka.radius + kb.spin * kb.radius;
+    const S scale = reach_ + ka.radius + kb.radius + ra + rb + target_distance;
+    slack = S(16) * std::numeric_limits<S>::epsilon() * scale;
+  }
+
+ private:
+  S vrel_norm_ = 0;  ///< |v_rel|
+  S reach_ = 0;      ///< the larger |x| + |v| of the two motions
 };
 
 /// Rotation speed of the separation along a world direction s: K(s) = |s × ωA|·rA + |s × ωB|·rB,

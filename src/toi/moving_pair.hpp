@@ -14,7 +14,8 @@ struct MovingPair {
   const A& a;
   const B& b;
   S ra, rb;  ///< the radii peeled off the cores (detail::peel)
-  Kinematics<S> ka, kb;
+  const Kinematics<S>& ka;  ///< the motions: the caller's, which outlive the pair
+  const Kinematics<S>& kb;
   ToiOptions<S> opt;
   RelativeMotion<S> rel;
   /// The solvers' bounds certify their answers (no long double retry), and a distance past the
@@ -28,7 +29,11 @@ struct MovingPair {
 
   MovingPair(const A& a_, S ra_, const B& b_, S rb_, const Kinematics<S>& ka_, const Kinematics<S>& kb_,
              const ToiOptions<S>& opt_)
-      : a(a_), b(b_), ra(ra_), rb(rb_), ka(ka_), kb(kb_), opt(opt_), rel(ka_, kb_, ra_, rb_, opt_.target_distance) {
+      : MovingPair(a_, ra_, b_, rb_, ka_, kb_, opt_, RelativeMotion<S>(ka_, kb_, ra_, rb_, opt_.target_distance)) {}
+  /// The same with their relative motion given (computed for these motions, radii and target).
+  MovingPair(const A& a_, S ra_, const B& b_, S rb_, const Kinematics<S>& ka_, const Kinematics<S>& kb_,
+             const ToiOptions<S>& opt_, const RelativeMotion<S>& rel_)
+      : a(a_), b(b_), ra(ra_), rb(rb_), ka(ka_), kb(kb_), opt(opt_), rel(rel_) {
     gopt.apart_beyond = opt.target_distance + opt.tolerance;
   }
 

@@ -60,14 +60,17 @@ class PartSweep {
   /// The first contact of A with `triangle` (of the mesh, in the mesh's frame), as
   /// time_of_impact_hinted with `hints` followed by those `later` makes; invalid_input names the
   /// triangle ("b") or an option.
+  /// Not const: each call sets the triangle's radius in the mesh's motion and the sizes of the
+  /// relative motion (a sweep serves one thread).
   [[nodiscard]] ToiHit<S> against(const Triangle<S>& triangle, const ToiOptions<S>& opt,
-                                  std::span<const ToiHint<S>> hints, LaterHints<S> later = {}) const;
+                                  std::span<const ToiHint<S>> hints, LaterHints<S> later = {});
 
  private:
   using C = ToiCompute<S>;
   detail::Core<S> core_a_;
   Vec3<C> origin_ = Vec3<C>::Zero();
   Kinematics<C> ka_, kb_;  ///< kb_'s radius is the triangle's, set per call; both keep t = 1
+  RelativeMotion<C> rel_{ka_, kb_, C(0), C(0), C(0)};  ///< the motions' part computed once (prepare)
 };
 
 }  // namespace impact::toi

@@ -24,9 +24,12 @@ inline constexpr int kMaxHints = 4;
 template <class S, class A, class B>
 class ToiSolver {
  public:
+  /// `ka` and `kb` must outlive the solver. `rel`, when given, is RelativeMotion(ka, kb, ra, rb,
+  /// opt.target_distance)'s value, computed by the caller (PartSweep, once for many triangles).
   ToiSolver(const A& a, S ra, const B& b, S rb, const Kinematics<S>& ka, const Kinematics<S>& kb,
-            const ToiOptions<S>& opt)
-      : pair_(a, ra, b, rb, ka, kb, opt),
+            const ToiOptions<S>& opt, const RelativeMotion<S>* rel = nullptr)
+      : pair_(rel != nullptr ? MovingPair<S, A, B>(a, ra, b, rb, ka, kb, opt, *rel)
+                             : MovingPair<S, A, B>(a, ra, b, rb, ka, kb, opt)),
         dirs_(pair_.ka, pair_.kb, pair_.rel, opt.target_distance + pair_.rel.slack, opt.paper_acceptance) {}
   ToiSolver(const ToiSolver&) = delete;  // dirs_ refers to pair_'s motions
   ToiSolver& operator=(const ToiSolver&) = delete;
