@@ -226,7 +226,7 @@ class ToiHit:
 # Options left None take the C++ default of the precision (tolerances.hpp).
 def distance(a: Shape, b: Shape, pose_a: Pose | None = None, pose_b: Pose | None = None, *,
              relative_tolerance: float | None = None, max_iterations: int | None = None, wide_retry: bool = True,
-             precision: str = "double") -> DistanceResult: ...
+             apart_beyond: float | None = None, precision: str = "double") -> DistanceResult: ...
 def ray_cast(shape: Shape, origin: Vec3Like, direction: Vec3Like, pose: Pose | None = None, *,
              max_lambda: float = 1.0, relative_tolerance: float | None = None, max_iterations: int | None = None,
              closed_form: bool = True, precision: str = "double") -> RayHit: ...
@@ -462,7 +462,8 @@ LevelCastRows = TypedDict("LevelCastRows", {"status": npt.NDArray[np.uint8], "to
 def distance_batch(a: Shape, b: Shape, position_a: ArrayLike | None = None, rotation_a: ArrayLike | None = None,
                    position_b: ArrayLike | None = None, rotation_b: ArrayLike | None = None, *,
                    relative_tolerance: float | None = None, max_iterations: int | None = None,
-                   wide_retry: bool = True, threads: int = 0, grain: int = 64) -> DistanceRows: ...
+                   wide_retry: bool = True, apart_beyond: float | None = None, threads: int = 0,
+                   grain: int = 64) -> DistanceRows: ...
 def ray_cast_batch(shape: Shape, origin: ArrayLike, direction: ArrayLike, pose: Pose | None = None, *,
                    max_lambda: float = 1.0, relative_tolerance: float | None = None,
                    max_iterations: int | None = None, closed_form: bool = True, threads: int = 0,

@@ -49,7 +49,7 @@ PoseRows<S> pose_rows(BatchInputs<S>& in, const char* position_name, const py::o
 
 /// The keyword options of the GJK and cast batches (None: the C++ default of the precision).
 struct PairArgs {
-  py::object relative_tolerance, max_iterations, tolerance;
+  py::object relative_tolerance, max_iterations, tolerance, apart_beyond;
   bool wide_retry = true, closed_form = true, paper_acceptance = false;
   double max_lambda = 1, target_distance = 0;
   CastMethod cast_method = CastMethod::gjk_raycast;
@@ -70,6 +70,7 @@ py::dict distance_rows(const ShapeObj& a, const ShapeObj& b, const py::object& p
   o.relative_tolerance = or_default<S>(x.relative_tolerance, o.relative_tolerance);
   o.max_iterations = or_default<int>(x.max_iterations, o.max_iterations);
   o.wide_retry = x.wide_retry;
+  o.apart_beyond = or_default<S>(x.apart_beyond, o.apart_beyond);
   BatchOutputs out(n);
   DistanceRows<S> rows{out.status(), out.column<S>("distance"), out.rows<S>("point_a"), out.rows<S>("point_b"),
                        out.rows<S>("normal")};
@@ -164,18 +165,20 @@ void bind_batches(py::module_& m) {
   m.def(
       "distance_batch",
       [](const ShapePtr& a, const ShapePtr& b, const py::object& pa, const py::object& ra, const py::object& pb,
-         const py::object& rb, const py::object& rel, const py::object& iters, bool wide_retry, int threads, int grain) {
+         const py::object& rb, const py::object& rel, const py::object& iters, bool wide_retry,
+         const py::object& apart_beyond, int threads, int grain) {
         PairArgs x;
-        x.relative_tolerance = rel, x.max_iterations = iters, x.wide_retry = wide_retry;
+        x.relative_tolerance = rel, x.max_iterations = iters, x.wide_retry = wide_retry, x.apart_beyond = apart_beyond;
         x.batch = batch_options(threads, grain);
         const bool f = batch_is_float({{"position_a", pa}, {"rotation_a", ra}, {"position_b", pb}, {"rotation_b", rb}});
         return f ? distance_rows<float>(*a, *b, pa, ra, pb, rb, x) : distance_rows<double>(*a, *b, pa, ra, pb, rb, x);
       },
       py::arg("a"), py::arg("b"), py::arg("position_a") = none, py::arg("rotation_a") = none,
       py::arg("position_b") = none, py::arg("rotation_b") = none, py::kw_only(), py::arg("relative_tolerance") = none,
-      py::arg("max_iterations") = none, py::arg("wide_retry") = true, py::arg("threads") = 0, py::arg("grain") = 64,
-      (std::string("distance(a, pose_a[i], b, pose_b[i]) for every row i: keys status, distance, point_a, point_b, "
-                   "normal.") + kBatchDoc).c_str());
+      py::arg("max_iterations") = none, py::arg("wide_retry") = true, py::arg("apart_beyond") = none,
+      py::arg("threads") = 0, py::arg("grain") = 64,
+      (std::string("distance(a, pose_a[i], b, pose_b[i]) for every row i (options as distance's, apart_beyond "
+                   "included): keys status, distance, point_a, point_b, normal.") + kBatchDoc).c_str());
   m.def(
       "ray_cast_batch",
       [](const ShapePtr& shape, const py::object& origin, const py::object& direction, const py::object& pose,

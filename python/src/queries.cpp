@@ -34,6 +34,7 @@ struct DistanceArgs {
   Pose<double> pose_a, pose_b;
   py::object relative_tolerance, max_iterations;
   bool wide_retry;
+  py::object apart_beyond;
 };
 
 template <class S>
@@ -42,6 +43,7 @@ DistanceResult<double> run(const DistanceArgs& x) {
   o.relative_tolerance = or_default<S>(x.relative_tolerance, o.relative_tolerance);
   o.max_iterations = or_default<int>(x.max_iterations, o.max_iterations);
   o.wide_retry = x.wide_retry;
+  o.apart_beyond = or_default<S>(x.apart_beyond, o.apart_beyond);
   return widen_result(distance<S>(x.a.get<S>(), x.pose_a.cast<S>(), x.b.get<S>(), x.pose_b.cast<S>(), o));
 }
 
@@ -195,15 +197,18 @@ void bind_queries(py::module_& m) {
       "distance",
       [](const ShapePtr& a, const ShapePtr& b, const py::object& pose_a, const py::object& pose_b,
          const py::object& relative_tolerance, const py::object& max_iterations, bool wide_retry,
-         const std::string& precision) {
+         const py::object& apart_beyond, const std::string& precision) {
         return in_precision(precision, DistanceArgs{*a, *b, pose_or_identity(pose_a), pose_or_identity(pose_b),
-                                                    relative_tolerance, max_iterations, wide_retry});
+                                                    relative_tolerance, max_iterations, wide_retry, apart_beyond});
       },
       py::arg("a"), py::arg("b"), py::arg("pose_a") = none, py::arg("pose_b") = none, py::kw_only(),
       py::arg("relative_tolerance") = none, py::arg("max_iterations") = none, py::arg("wide_retry") = true,
-      py::arg("precision") = "double",
+      py::arg("apart_beyond") = none, py::arg("precision") = "double",
       "Distance, closest points and normal (A toward B) of shapes a and b at their poses (None: identity) by GJK. "
-      "Options default to the C++ defaults of the precision (GjkOptions).");
+      "Options default to the C++ defaults of the precision (GjkOptions). apart_beyond (a length; None: off): "
+      "once the shapes are proven farther apart than it, GJK stops when the distance is known within an eighth "
+      "of its excess over it (the reported distance is then at most (d - apart_beyond)/8 above the true d); "
+      "distances up to it come out exactly as without it.");
   m.def(
       "ray_cast",
       [](const ShapePtr& shape, const py::object& origin, const py::object& direction, const py::object& pose,

@@ -1,6 +1,7 @@
 """Answers against closed forms computed here, independently of the library: sphere-sphere
-distances, rays against spheres and boxes, a sphere falling onto a box face, rays down onto a flat
-two-triangle mesh, and two spheres meeting head-on in a world."""
+distances, a box and a cylinder side by side with and without GJK's apart_beyond, rays against
+spheres and boxes, a sphere falling onto a box face, rays down onto a flat two-triangle mesh, and two
+spheres meeting head-on in a world."""
 import numpy as np
 import pytest
 
@@ -25,6 +26,51 @@ def test_sphere_sphere_distance(dtype):
     unit = (c2 - c1)[sep] / np.linalg.norm((c2 - c1)[sep], axis=1, keepdims=True)
     assert np.allclose(out["normal"][sep], unit, atol=REL[dtype] * 8)
     assert np.allclose(out["point_a"][sep], c1[sep] + r1 * unit, atol=REL[dtype] * 8)
+
+
+@pytest.mark.parametrize("precision", ["double", "float"])
+def test_apart_beyond_bounds_far_distances_and_keeps_near_ones(precision):
+    """A unit box at the origin and a cylinder (radius 0.5, axis z) beside its +x face: the
+    distance is x - 1.5 exactly. With apart_beyond, distances up to it are GJK's without it, bit
+    for bit; past it the answer is within an eighth of the excess above the truth, and the shapes
+    are at least apart_beyond + 7/8 of (reported - apart_beyond) apart along the normal (the box's
+    face is normal to x, the cylinder's side reaches 0.5 along any normal)."""
+    rng = np.random.default_rng(1921)
+    box, cyl = impact.Box((1, 1, 1)), impact.Cylinder(0.5, 1.0)
+    beyond = 0.6
+    tol = 1e-9 if precision == "double" else 5e-5
+    near = far = cheaper = 0
+    rows = []
+    for _ in range(400):
+        x, y, z = rng.uniform(1.55, 3.2), rng.uniform(-0.9, 0.9), rng.uniform(-0.9, 0.9)
+        pose_b = impact.Pose((x, y, z), (np.cos(0.5 * y), 0, 0, np.sin(0.5 * y)))  # turned about z
+        exact = x - 1.5
+        plain = impact.distance(box, cyl, None, pose_b, precision=precision)
+        early = impact.distance(box, cyl, None, pose_b, apart_beyond=beyond, precision=precision)
+        rows.append(((x, y, z), pose_b.rotation, early))
+        assert early.status == impact.Status.separated
+        assert early.distance >= exact - tol
+        assert early.distance <= exact + max(0.0, exact - beyond) / 8 + tol
+        if exact < beyond - tol:
+            near += 1
+            assert early.distance == plain.distance
+            assert np.array_equal(early.normal, plain.normal)
+            assert early.iterations == plain.iterations
+        else:
+            far += 1
+            # Separation along n: n.(x, y, z) less the box's support |n0|+|n1|+|n2| and the
+            # cylinder's, 0.5 |(n0, n1)| + 1.0 |n2| (turning about its axis leaves it unchanged).
+            n = np.asarray(early.normal)
+            along = n @ (x, y, z) - np.abs(n).sum() - 0.5 * np.hypot(n[0], n[1]) - abs(n[2])
+            assert along >= beyond + 7 / 8 * (early.distance - beyond) - tol
+            cheaper += early.iterations < plain.iterations
+    assert near > 50 and far > 200
+    assert cheaper > 20  # the option reaches GJK: it stops earlier on the curved side
+    # The batch call takes the option too, and gives the single call's answers.
+    dtype = np.float64 if precision == "double" else np.float32
+    out = impact.distance_batch(box, cyl, None, None, np.array([r[0] for r in rows], dtype=dtype),
+                                np.array([r[1] for r in rows], dtype=dtype), apart_beyond=beyond)
+    assert np.array_equal(out["distance"], np.array([r[2].distance for r in rows], dtype=dtype))
 
 
 def ray_sphere(o, d, c, r):
