@@ -84,6 +84,9 @@ struct NarrowScratch {
   std::vector<PiecePair> pieces;
   std::vector<toi::PartSweep<S>> sweeps;  ///< Against a mesh: each part of the first body, set up once.
   std::vector<Vec3d> centers;             ///< Against a mesh: each part's centre at t = 0, in the mesh's frame.
+  /// Against a mesh: each part's last GJK axis (world, part toward triangle), and whether it has one.
+  std::vector<Vec3<S>> last_axes;
+  std::vector<char> has_axis;
 };
 
 /// The shape and motion `time_of_impact` gets for part `i` of `sb` (see the top of this file).
@@ -190,21 +193,27 @@ toi::ToiHint<S> triangle_normal_hint(const Vec3d& local, const StepBody<S>& b, s
   return {(above ? Vec3d(-n) : n).template cast<S>(), true};
 }
 
-/// The second hint, as toi::LaterHints make it: none when it would be the normal again.
+/// The later hints, as toi::LaterHints make them: the direction from the triangle's closest point
+/// to the part's centre (none when it would be the normal again), then the axis the part's last
+/// GJK call against this mesh ended on (`last`, when there is one: a separating axis of the
+/// part from one triangle often separates it from the next one too, neighbours of a surface).
 template <class S>
 struct TriangleAwayHint {
   const Vec3d* local;
   const StepBody<S>* b;
   std::uint32_t k;
+  const Vec3<S>* last = nullptr;
   static int make(const void* context, toi::ToiHint<S>* out) {
     const auto& h = *static_cast<const TriangleAwayHint*>(context);
     const TriangleBounds& tb = h.b->body->mesh->bounds[h.k];
     const TriangleCorners& tc = h.b->body->mesh->corners[h.k];
     const Vec3d away = from_triangle(*h.local, tc.a, tc.b, tc.c);
     const double len = away.norm();
-    if (!(len > 0) || std::abs(tb.normal.dot(away)) > 0.999 * len) return 0;  // the normal again
-    out[0] = {(h.b->path.r0 * (away / -len)).template cast<S>(), false};
-    return 1;
+    int n = 0;
+    if (len > 0 && std::abs(tb.normal.dot(away)) <= 0.999 * len)  // else the normal again
+      out[n++] = {(h.b->path.r0 * (away / -len)).template cast<S>(), false};
+    if (h.last != nullptr) out[n++] = {*h.last, false};
+    return n;
   }
   [[nodiscard]] toi::LaterHints<S> later() const { return {&make, this}; }
 };
@@ -280,6 +289,8 @@ template <class S>
     // Each part's shape, motion and validation are set up once against the mesh's motion.
     scratch.sweeps.resize(a.parts.size());
     scratch.centers.resize(a.parts.size());
+    scratch.last_axes.resize(a.parts.size());
+    scratch.has_axis.assign(a.parts.size(), 0);
     for (std::size_t i = 0; i < a.parts.size(); ++i) {
       const Shape<S>& sa = part_query(a, static_cast<int>(i), ma);
       if (std::string e = scratch.sweeps[i].prepare(sa, ma, b.motion); !e.empty()) {
@@ -303,9 +314,14 @@ template <class S>
       const Triangle<S> sb = md.triangle(tri);
       const auto part = static_cast<std::size_t>(pp.part_a);
       const toi::ToiHint<S> normal = triangle_normal_hint(scratch.centers[part], b, pp.piece_b);
-      const TriangleAwayHint<S> away{&scratch.centers[part], &b, pp.piece_b};
+      const TriangleAwayHint<S> away{&scratch.centers[part], &b, pp.piece_b,
+                                     scratch.has_axis[part] ? &scratch.last_axes[part] : nullptr};
       h = scratch.sweeps[part].against(sb, toi, std::span(&normal, 1), away.later());
       piece_b = tri;
+      if (h.stats.gjk_calls > 0 && h.normal.squaredNorm() > S(0.25)) {
+        scratch.last_axes[part] = h.normal;
+        scratch.has_axis[part] = 1;
+      }
     } else {
       const Shape<S>& sa = part_query(a, pp.part_a, ma);
       const Shape<S>& sb = part_query(b, static_cast<int>(pp.piece_b), mb);
