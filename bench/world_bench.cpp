@@ -16,6 +16,12 @@
 // Scenes are built on first use (outside the timed loop), so a filter that leaves a scene out
 // costs nothing. The contacts each variant misses are counted by impact_world_stats
 // (world_stats.cpp), not here.
+//
+// What two threads can give on the machine, in the same run (no impact code):
+//   machine/sqrt_loop/threads:N         a dependent chain of square roots per thread (compute)
+//   machine/random_reads_16mb/threads:N random 8-byte reads of a 16 MB array per thread (memory)
+// items_per_second of threads:2 over threads:1 is the machine's scaling for that kind of work;
+// the world steps' 2 ÷ 1 is to be read against it.
 #include "world_peers.hpp"
 #include "world_scenes.hpp"
 
@@ -23,10 +29,13 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace impact_bench {
 namespace {
@@ -121,6 +130,30 @@ void bm_bullet(benchmark::State& state, const std::string& name, bool continuous
   set_counters(state, double(k ? k : 1), broad, narrow, pairs, -1, toi, events, continuous ? gave_up : -1);
 }
 
+/// The machine's own two-thread scaling (see the top of this file): each thread runs the same
+/// work; Google Benchmark's threads:N runs N copies at once.
+void bm_sqrt_loop(benchmark::State& state) {
+  double x = 1.0;
+  for (auto _ : state) {
+    for (int i = 0; i < 4096; ++i) x = std::sqrt(x * 1.0000001 + 1.0);
+    benchmark::DoNotOptimize(x);
+  }
+  state.SetItemsProcessed(state.iterations() * 4096);
+}
+
+void bm_random_reads(benchmark::State& state) {
+  static const std::vector<std::uint64_t> buffer(std::size_t(1) << 21, 1);  // 16 MB, shared
+  std::uint64_t x = 0x9e3779b97f4a7c15ull + std::uint64_t(state.thread_index()), sum = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < 4096; ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      sum += buffer[(x >> 40) & (buffer.size() - 1)];
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(state.iterations() * 4096);
+}
+
 }  // namespace
 }  // namespace impact_bench
 
@@ -155,6 +188,8 @@ int main(int argc, char** argv) {
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
   }
+  benchmark::RegisterBenchmark("machine/sqrt_loop", bm_sqrt_loop)->Threads(1)->Threads(2)->UseRealTime();
+  benchmark::RegisterBenchmark("machine/random_reads_16mb", bm_random_reads)->Threads(1)->Threads(2)->UseRealTime();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
