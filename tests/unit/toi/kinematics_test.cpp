@@ -6,6 +6,8 @@
 //   of x_B(t) − x_A(t) from X's spin axis over sampled t ∈ [0, 1] (and attained at an end, up to
 //   its 8-ulp rounding up), v_along / v_across are v_rel's parts along and across the axis,
 //   wrel ≥ |ωA − ωB|, and `speed` bounds the relative speed of every sampled point pair;
+// - RelativeMotion::set_sizes (new radii and target on the same motions) gives a fresh one's
+//   fields, bit for bit;
 // - rotation_speed(s) bounds the rate of change of s·(x_B − x_A + R_B·b − R_A·a) for points within
 //   the radii (sampled).
 #include "toi/kinematics.hpp"
@@ -133,6 +135,34 @@ TYPED_TEST(Kinematic, RelativeMotionFieldsBoundWhatTheyBound) {
       const V pb = reference_rotation(mb, t) * (rb * rng.uniform() * rng.unit());
       const V relative_velocity = vb + wb.cross(pb) - va - wa.cross(pa);
       EXPECT_LE(relative_velocity.norm(), double(r.speed) * (1 + rel)) << c;
+    }
+  }
+}
+
+// PartSweep computes a RelativeMotion once per part and sets only its sizes per triangle
+// (set_sizes): every field must then be what a fresh RelativeMotion of those sizes holds, bit for
+// bit (the pair query's answers depend on them).
+TYPED_TEST(Kinematic, RelativeMotionWithNewSizesIsAFreshOne) {
+  using S = TypeParam;
+  Rng rng(scenes::seed_of(std::string("kinematics set_sizes ") + scenes::scalar_name<S>()));
+  for (int c = 0; c < scenes::battery(500); ++c) {
+    const Motion<S> ma = random_motion<S>(rng, 10), mb = random_motion<S>(rng, 10);
+    toi::Kinematics<S> ka(ma, S(rng.uniform(0.1, 2))), kb(mb, S(0));
+    toi::RelativeMotion<S> reused(ka, kb, S(rng.uniform(0, 1)), S(0), S(0));
+    for (int k = 0; k < 3; ++k) {
+      kb.radius = S(rng.uniform(0, 3));
+      const S ra = S(rng.uniform(0, 1)), rb = S(rng.uniform(0, 1)), target = S(rng.uniform(0, 0.5));
+      reused.set_sizes(ka, kb, ra, rb, target);
+      const toi::RelativeMotion<S> fresh(ka, kb, ra, rb, target);
+      EXPECT_EQ(reused.speed, fresh.speed) << c;
+      EXPECT_EQ(reused.slack, fresh.slack) << c;
+      EXPECT_EQ(reused.vrel, fresh.vrel) << c;
+      EXPECT_EQ(reused.wrel, fresh.wrel) << c;
+      for (int x = 0; x < 2; ++x) {
+        EXPECT_EQ(reused.dperp[x], fresh.dperp[x]) << c;
+        EXPECT_EQ(reused.v_along[x], fresh.v_along[x]) << c;
+        EXPECT_EQ(reused.v_across[x], fresh.v_across[x]) << c;
+      }
     }
   }
 }
