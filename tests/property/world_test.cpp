@@ -430,7 +430,7 @@ void thread_counts() {
   for (int w = 0; w < 3; ++w) {
     // The third world has 1,000 bodies, packed: the broad phase runs on the threads from 512
     // bodies on, and the pairs and the events are sorted on them from 1,024 on (sort_on).
-    Scene<S> sc = w < 2 ? random_scene<S>(500 + w, 40, 6.0) : random_scene<S>(500 + w, 1000, 14.0);
+    Scene<S> sc = w < 2 ? random_scene<S>(500 + w, 40, 6.0) : random_scene<S>(500 + w, 1000, 20.0);
     World<S> world;
     ASSERT_EQ(world.edit({}, sc.bodies), "");
     WorldStepOptions<S> opt;
