@@ -76,9 +76,43 @@ struct WatertightBounds {
 /// three edge functions and of the crossing's λ from exact determinants, and λ from the plane in a
 /// wider scalar when the fast one has the wrong sign. Rare (a ray within rounding of an edge, a
 /// ray parallel to the plane, an origin on the plane), so it is kept out of line.
+/// Largest relative error of λ = t / det that the fast path keeps (relative to max(λ, 1)). Float:
+/// no limit yet (its bound flagged so many ordinary crossings that float rays took twice as long;
+/// a float sliver can still report λ off by its conditioning: to be calibrated).
+template <class S>
+inline constexpr S kLambdaError = sizeof(S) < sizeof(double) ? std::numeric_limits<S>::infinity() : S(1e-9);
+/// Whether the fast paths test λ's accuracy at all (double meshes only, for now).
+template <class S>
+inline constexpr bool kCheckLambda = sizeof(S) >= sizeof(double);
+
+/// Whether λ = t / det is accurate: its rounding bound (t within et, det = u + v + w within 3e
+/// and its own rounding) is at most kLambdaError of max(λ, 1). It depends on the ray and the
+/// triangle only, never on t_best, so that ties are decided the same way in any order. A sliver
+/// reaching far from the ray (one corner 1e11 away, the others a few units) fails it: its signs
+/// are all certain, yet t / det was off by 1e-3 (a level fuzz input): λ then comes from the plane
+/// in the wider scalar.
+template <class S>
+[[gnu::always_inline]] inline bool lambda_accurate(S t, S det, S e, S et) {
+  constexpr S eps = std::numeric_limits<S>::epsilon();
+  const S ad = std::abs(det), lam = std::abs(t / det);
+  const S err = (et + lam * (S(3) * e + S(4) * eps * ad)) / ad;
+  return err <= kLambdaError<S> * std::max(lam, S(1));
+}
+
+/// λ of the ray's crossing with the triangle's plane, (a − o)·n / (d·n), in the wider scalar;
+/// 0 (never late) where that cannot say.
+template <class S>
+S lambda_from_plane(const WatertightRay<S>& r, const Vec3<double>& a, const Vec3<double>& b, const Vec3<double>& c) {
+  using W = std::conditional_t<(sizeof(S) < sizeof(double)), double, long double>;
+  const Vec3<W> aw = a.template cast<W>(), ow = r.origin.template cast<W>();
+  const Vec3<W> n = (b.template cast<W>() - aw).cross(c.template cast<W>() - aw);
+  const W l = (aw - ow).dot(n) / r.direction.template cast<W>().dot(n);
+  return std::isfinite(l) && l > W(0) ? static_cast<S>(l) : S(0);
+}
+
 template <class S>
 [[gnu::noinline]] bool ray_triangle_exact(const WatertightRay<S>& r, const PackedTriangle<S>& tri, BackFaces bf,
-                                          S t_best, S u, S v, S w, S e, S t, S& lambda) {
+                                          S t_best, S u, S v, S w, S e, S t, S et, S& lambda) {
   const Vec3<double> a = tri.a.template cast<double>(), b = tri.b.template cast<double>(), c = tri.c.template cast<double>();
   const Vec3<double>& o = r.origin;
   const Vec3<double>& d = r.direction;
@@ -98,15 +132,10 @@ template <class S>
   const S det = u + v + w;
   if (side == 0) {
     lambda = S(0);
-  } else if (sign_of(det) == s && sign_of(t) == s) {
+  } else if (sign_of(det) == s && sign_of(t) == s && lambda_accurate(t, det, e, et)) {
     lambda = t / det;
   } else {
-    // λ from the plane, (a − o)·n / (d·n), in the wider scalar; 0 (never late) if that cannot say.
-    using W = std::conditional_t<(sizeof(S) < sizeof(double)), double, long double>;
-    const Vec3<W> aw = a.template cast<W>(), ow = o.template cast<W>();
-    const Vec3<W> n = (b.template cast<W>() - aw).cross(c.template cast<W>() - aw);
-    const W l = (aw - ow).dot(n) / d.template cast<W>().dot(n);
-    lambda = std::isfinite(l) && l > W(0) ? static_cast<S>(l) : S(0);
+    lambda = lambda_from_plane(r, a, b, c);
   }
   return lambda <= t_best;
 }
@@ -139,16 +168,16 @@ template <class S>
   if (bf == BackFaces::ignore ? neg : neg && (u > e || v > e || w > e)) return false;
   const S az = r.sz * Az, bz = r.sz * Bz, cz = r.sz * Cz;
   const S t = u * az + v * bz + w * cz;
+  const S et = e * (std::abs(az) + std::abs(bz) + std::abs(cz)) +
+               B::time * (std::abs(u * az) + std::abs(v * bz) + std::abs(w * cz)) + B::floor;
   const bool sure = std::abs(u) > e && std::abs(v) > e && std::abs(w) > e;
   if (!sure) [[unlikely]]
-    return ray_triangle_exact(r, tri, bf, t_best, u, v, w, e, t, lambda);
+    return ray_triangle_exact(r, tri, bf, t_best, u, v, w, e, t, et, lambda);
   // Every sign certain: with this winding a front-to-back crossing has u, v, w > 0 (det > 0).
   if (bf == BackFaces::collide && (u < S(0) || v < S(0) || w < S(0)) && (u > S(0) || v > S(0) || w > S(0))) return false;
   const S det = u + v + w;
-  const S et = e * (std::abs(az) + std::abs(bz) + std::abs(cz)) +
-               B::time * (std::abs(u * az) + std::abs(v * bz) + std::abs(w * cz)) + B::floor;
-  if (!(std::abs(t) > et)) [[unlikely]]
-    return ray_triangle_exact(r, tri, bf, t_best, u, v, w, e, t, lambda);
+  if (!(std::abs(t) > et) || (kCheckLambda<S> && !lambda_accurate(t, det, e, et))) [[unlikely]]
+    return ray_triangle_exact(r, tri, bf, t_best, u, v, w, e, t, et, lambda);
   // Cheap rejection with a bound widened by rounding, then the exact test on λ itself (so a tie
   // with t_best is decided the same way whatever order triangles come in).
   constexpr S widen = S(1) + S(4) * std::numeric_limits<S>::epsilon();
@@ -200,8 +229,16 @@ template <class S>
   const L t = u * az + v * bz + w * cz;
   const L et = e * (abs(az) + abs(bz) + abs(cz)) + L::splat(B::time) * (abs(u * az) + abs(v * bz) + abs(w * cz)) + floor;
   const int t_unsure = keep & ~L::lt_mask(et, abs(t));
-  redo |= t_unsure;
-  keep &= ~t_unsure;
+  int lam_unsure = 0;
+  if constexpr (kCheckLambda<S>) {
+    // λ = t / det not accurate (lambda_accurate, lane by lane with the same operations).
+    constexpr S eps = std::numeric_limits<S>::epsilon();
+    const L ad = abs(det), lam_abs = abs(t / det);
+    const L err = (et + lam_abs * (L::splat(S(3)) * e + L::splat(S(4) * eps) * ad)) / ad;
+    lam_unsure = keep & ~L::le_mask(err, L::splat(kLambdaError<S>) * L::max(lam_abs, L::splat(S(1))));
+  }
+  redo |= t_unsure | lam_unsure;
+  keep &= ~(t_unsure | lam_unsure);
   constexpr S widen = S(1) + S(4) * std::numeric_limits<S>::epsilon();
   const L bound = L::splat(t_best) * det * L::splat(widen);
   const int det_pos = L::lt_mask(zero, det);
