@@ -72,10 +72,6 @@ struct WatertightBounds {
   static constexpr S floor = std::numeric_limits<S>::min();
 };
 
-/// The exact decision for a triangle where a bound above could not tell a sign: the signs of the
-/// three edge functions and of the crossing's λ from exact determinants, and λ from the plane in a
-/// wider scalar when the fast one has the wrong sign. Rare (a ray within rounding of an edge, a
-/// ray parallel to the plane, an origin on the plane), so it is kept out of line.
 /// Largest relative error of λ = t / det that the fast path keeps (relative to max(λ, 1)). Float:
 /// no limit yet (its bound flagged so many ordinary crossings that float rays took twice as long;
 /// a float sliver can still report λ off by its conditioning: to be calibrated).
@@ -110,6 +106,10 @@ S lambda_from_plane(const WatertightRay<S>& r, const Vec3<double>& a, const Vec3
   return std::isfinite(l) && l > W(0) ? static_cast<S>(l) : S(0);
 }
 
+/// The exact decision for a triangle where a bound above could not tell a sign: the signs of the
+/// three edge functions and of the crossing's λ from exact determinants, and λ from the plane in a
+/// wider scalar when the fast one has the wrong sign or is not accurate (lambda_accurate). Rare (a ray within rounding of an edge, a
+/// ray parallel to the plane, an origin on the plane), so it is kept out of line.
 template <class S>
 [[gnu::noinline]] bool ray_triangle_exact(const WatertightRay<S>& r, const PackedTriangle<S>& tri, BackFaces bf,
                                           S t_best, S u, S v, S w, S e, S t, S et, S& lambda) {

@@ -84,9 +84,8 @@ struct NarrowScratch {
   std::vector<PiecePair> pieces;
   std::vector<toi::PartSweep<S>> sweeps;  ///< Against a mesh: each part of the first body, set up once.
   std::vector<Vec3d> centers;             ///< Against a mesh: each part's centre at t = 0, in the mesh's frame.
-  /// Against a mesh: each part's last GJK axis (world, part toward triangle), and whether it has one.
+  /// Against a mesh: each part's last GJK axis (world, part toward triangle); zero: none yet.
   std::vector<Vec3<S>> last_axes;
-  std::vector<char> has_axis;
 };
 
 /// The shape and motion `time_of_impact` gets for part `i` of `sb` (see the top of this file).
@@ -289,8 +288,7 @@ template <class S>
     // Each part's shape, motion and validation are set up once against the mesh's motion.
     scratch.sweeps.resize(a.parts.size());
     scratch.centers.resize(a.parts.size());
-    scratch.last_axes.resize(a.parts.size());
-    scratch.has_axis.assign(a.parts.size(), 0);
+    scratch.last_axes.assign(a.parts.size(), Vec3<S>::Zero());
     for (std::size_t i = 0; i < a.parts.size(); ++i) {
       const Shape<S>& sa = part_query(a, static_cast<int>(i), ma);
       if (std::string e = scratch.sweeps[i].prepare(sa, ma, b.motion); !e.empty()) {
@@ -314,14 +312,12 @@ template <class S>
       const Triangle<S> sb = md.triangle(tri);
       const auto part = static_cast<std::size_t>(pp.part_a);
       const toi::ToiHint<S> normal = triangle_normal_hint(scratch.centers[part], b, pp.piece_b);
+      const Vec3<S>& last = scratch.last_axes[part];
       const TriangleAwayHint<S> away{&scratch.centers[part], &b, pp.piece_b,
-                                     scratch.has_axis[part] ? &scratch.last_axes[part] : nullptr};
+                                     last.squaredNorm() > S(0) ? &last : nullptr};
       h = scratch.sweeps[part].against(sb, toi, std::span(&normal, 1), away.later());
       piece_b = tri;
-      if (h.stats.gjk_calls > 0 && h.normal.squaredNorm() > S(0.25)) {
-        scratch.last_axes[part] = h.normal;
-        scratch.has_axis[part] = 1;
-      }
+      if (h.stats.gjk_calls > 0 && h.normal.squaredNorm() > S(0.25)) scratch.last_axes[part] = h.normal;
     } else {
       const Shape<S>& sa = part_query(a, pp.part_a, ma);
       const Shape<S>& sb = part_query(b, static_cast<int>(pp.piece_b), mb);

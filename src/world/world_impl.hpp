@@ -264,35 +264,35 @@ int step_threads(const WorldStepOptions<S>& options) {
   return options.threads > 0 ? options.threads : tbb::info::default_concurrency();
 }
 
+/// Calls f(begin, end) over a partition of [0, n), on `threads` threads (one call for the whole
+/// range on one thread, or below 512 items).
+template <class F>
+void for_each_chunk(std::size_t n, int threads, F&& f) {
+  if (threads == 1 || n < 512) {
+    f(std::size_t(0), n);
+    return;
+  }
+  tbb::task_arena arena(threads);
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256),
+                      [&](const tbb::blocked_range<std::size_t>& r) { f(r.begin(), r.end()); });
+  });
+}
+
 /// Calls f(begin, end, list) over a partition of [0, n), on `threads` threads, each call with a
 /// list of its own; the lists are then appended to `joined` (in no fixed order: callers sort).
 template <class T, class F>
 void for_each_range(std::size_t n, int threads, F&& f, std::vector<T>& joined) {
-  if (threads == 1 || n < 512) {
-    f(std::size_t(0), n, joined);
-    return;
-  }
   tbb::enumerable_thread_specific<std::vector<T>> lists;
-  tbb::task_arena arena(threads);
-  arena.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256),
-                      [&](const tbb::blocked_range<std::size_t>& r) { f(r.begin(), r.end(), lists.local()); });
-  });
+  for_each_chunk(n, threads, [&](std::size_t begin, std::size_t end) { f(begin, end, lists.local()); });
   for (const auto& l : lists) joined.insert(joined.end(), l.begin(), l.end());
 }
 
 /// Calls f(i) for every i in [0, n), on `threads` threads.
 template <class F>
 void for_each_index(std::size_t n, int threads, F&& f) {
-  if (threads == 1 || n < 512) {
-    for (std::size_t i = 0; i < n; ++i) f(i);
-    return;
-  }
-  tbb::task_arena arena(threads);
-  arena.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256), [&](const tbb::blocked_range<std::size_t>& r) {
-      for (std::size_t i = r.begin(); i != r.end(); ++i) f(i);
-    });
+  for_each_chunk(n, threads, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i != end; ++i) f(i);
   });
 }
 
