@@ -7,7 +7,7 @@
 // Method: each determinant is multilinear, so it is a sum of products x·y·z of the input
 // coordinates (the differences expand: det[p − o, q − o, d] = det[p, q, d] − det[o, q, d] −
 // det[p, o, d]). Each product of three doubles is split exactly into four doubles (two
-// error-free products, Dekker 1971, through std::fma), and the terms are summed exactly into a
+// error-free products, Dekker 1971), and the terms are summed exactly into a
 // nonoverlapping expansion (Priest 1991; Shewchuk 1997, "Grow-Expansion" with zero elimination),
 // whose sign is the sign of its largest component. Our own code after those papers.
 //
@@ -33,10 +33,28 @@ class ExactSum {
  public:
   /// Adds a·b·c exactly.
   void add_product(double a, double b, double c) {
-    const double p = a * b, pe = std::fma(a, b, -p);
-    const double q = p * c, qe = std::fma(p, c, -q);
-    const double r = pe * c, re = std::fma(pe, c, -r);
+    double p, pe, q, qe, r, re;
+    two_product(a, b, p, pe);
+    two_product(p, c, q, qe);
+    two_product(pe, c, r, re);
     add(re), add(r), add(qe), add(q);
+  }
+  /// a·b = p + e exactly: std::fma where the target has the instruction; elsewhere (the default
+  /// x86-64-v2 build) Dekker's product over Veltkamp's split into 26-bit halves, since std::fma
+  /// there is a software routine (perf: `fma@plt` a third of the exact path's time on camera
+  /// rays grazing a level's floor). That branch has no fused multiply-add to contract into, and
+  /// every partial product of the halves is exact; the scaled inputs (about 1) are far from
+  /// overflow.
+  static void two_product(double a, double b, double& p, double& e) {
+    p = a * b;
+#if defined(__FMA__)
+    e = std::fma(a, b, -p);
+#else
+    constexpr double split = 134217729.0;  // 2^27 + 1
+    const double ca = split * a, ah = ca - (ca - a), al = a - ah;
+    const double cb = split * b, bh = cb - (cb - b), bl = b - bh;
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+#endif
   }
   /// Adds x exactly (Knuth's two-sum through the expansion, zero components dropped).
   void add(double x) {
