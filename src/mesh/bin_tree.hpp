@@ -5,6 +5,8 @@
 // its copies and never changed once built; the library reaches it through MeshAccess.
 #include <impact/mesh.hpp>
 
+#include "detail/huge_page_allocator.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -67,8 +69,9 @@ struct MeshTree {
   std::vector<S> offsets;                ///< Plane offset normal·a of each triangle (length).
   std::vector<std::uint8_t> degenerate;  ///< 1 for a triangle of zero area (never hit).
   std::vector<MeshNode<S>> nodes;        ///< AABB tree, root first; empty when no triangle can be hit.
-  std::vector<MeshWideNode<S>> wide;     ///< The same bins, kMeshWidth to a node, root first (what queries walk).
-  std::vector<TriangleBlock4<S>> blocks;  ///< Non-degenerate triangles in leaf order, four to a block.
+  /// The same bins, kMeshWidth to a node, root first (what queries walk; huge pages).
+  detail::LargeArray<MeshWideNode<S>> wide;
+  detail::LargeArray<TriangleBlock4<S>> blocks;  ///< Non-degenerate triangles in leaf order, four to a block.
   std::size_t packed_triangles = 0;      ///< How many triangles the blocks hold (padding lanes not counted).
   int depth = 0;                         ///< Depth of the deepest leaf.
 };

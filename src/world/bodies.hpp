@@ -9,6 +9,8 @@
 #include "world/swept_bounds.hpp"
 #include "world/box_tree.hpp"
 
+#include "detail/huge_page_allocator.hpp"
+
 #include <impact/world.hpp>
 
 #include <algorithm>
@@ -73,8 +75,9 @@ struct TriangleCorners {
 template <class S>
 struct MeshData {
   std::shared_ptr<const TriangleMesh<S>> mesh;
-  std::vector<TriangleBounds> bounds;    ///< The live triangles' spheres and planes, in the tree's leaf order.
-  std::vector<TriangleCorners> corners;  ///< Their corners and mesh indices, in the same order.
+  /// The live triangles' spheres and planes, in the tree's leaf order (huge pages: read at random).
+  detail::LargeArray<TriangleBounds> bounds;
+  detail::LargeArray<TriangleCorners> corners;  ///< Their corners and mesh indices, in the same order.
   Vec3d box_lo = Vec3d::Zero(), box_hi = Vec3d::Zero();  ///< Local box of all live triangles.
   BoxTree tree;                          ///< Over the triangles' boxes (reports indices into both arrays).
 

@@ -19,6 +19,8 @@
 
 #include "world/swept_bounds.hpp"
 
+#include "detail/huge_page_allocator.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -308,7 +310,7 @@ class BoxTree {
   std::vector<Item> items_;  ///< The build's items (emptied with the binary tree).
   double built_area_ = 0;    ///< Σ half_area of the inner nodes at the last build (update()).
   std::size_t builds_ = 0;
-  std::vector<Wide> wide_;
+  detail::LargeArray<Wide> wide_;  // huge pages once large: a mesh's culling reads it at random
   Vec3d centre_ = Vec3d::Zero();  ///< The root box's centre: the float boxes are relative to it.
   std::vector<std::uint32_t> order_;
 };
