@@ -81,10 +81,13 @@ struct MeshData {
   Vec3d box_lo = Vec3d::Zero(), box_hi = Vec3d::Zero();  ///< Local box of all live triangles.
   BoxTree tree;                          ///< Over the triangles' boxes (reports indices into both arrays).
 
-  /// Triangle k of the mesh (an index into mesh->triangles).
+  /// Live triangle k (an index into bounds and corners) as the query's shape: its corners cast
+  /// back to S, which gives the mesh's own vertices bit for bit (they were cast to double
+  /// exactly), from the record the culling has just read instead of from three vertices and a
+  /// triangle scattered over the mesh's arrays.
   [[nodiscard]] Triangle<S> triangle(std::uint32_t k) const {
-    const auto& t = mesh->triangles[k];
-    return {mesh->vertices[t[0]], mesh->vertices[t[1]], mesh->vertices[t[2]]};
+    const TriangleCorners& c = corners[k];
+    return {c.a.template cast<S>(), c.b.template cast<S>(), c.c.template cast<S>()};
   }
 };
 

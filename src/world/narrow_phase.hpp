@@ -309,7 +309,7 @@ template <class S>
     if (mesh_b) {
       const MeshData<S>& md = *b.body->mesh;
       const std::uint32_t tri = md.corners[pp.piece_b].index;
-      const Triangle<S> sb = md.triangle(tri);
+      const Triangle<S> sb = md.triangle(pp.piece_b);
       const auto part = static_cast<std::size_t>(pp.part_a);
       const toi::ToiHint<S> normal = triangle_normal_hint(scratch.centers[part], b, pp.piece_b);
       const Vec3<S>& last = scratch.last_axes[part];
