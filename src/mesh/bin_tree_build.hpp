@@ -85,7 +85,12 @@ inline void sah_plane(const std::vector<BuildItem>& items, std::size_t begin, st
       }
     } bins[kBins];
     const double scale = kBins / ext;
-    auto bin_of = [&](double c) { return std::min(kBins - 1, static_cast<int>((c - clo[k]) * scale)); };
+    // Below about 1e-307 of extent the scale is infinite, and the lowest centre's 0 · ∞ a NaN (a
+    // level fuzz input): it goes to the first bin, every larger centre to the last.
+    auto bin_of = [&](double c) {
+      const double x = (c - clo[k]) * scale;
+      return x >= double(kBins - 1) ? kBins - 1 : x > 0.0 ? static_cast<int>(x) : 0;
+    };
     for (std::size_t i = begin; i < end; ++i) bins[bin_of(items[i].centre[k])].add(items[i].lo, items[i].hi, 1);
     Bin right[kBins];
     Bin acc;

@@ -376,7 +376,11 @@ void check_sphere_pair(const Hit& h, double ra, double rb, const Vec3<double>& c
     IMPACT_REQUIRE(t <= entry || gap(t) >= -tol);  // never late
     if (h.status == Status::hit) IMPACT_REQUIRE(gap(t) <= tol);  // the target within tolerance
   } else if (gap(closest) > tol) {
-    IMPACT_REQUIRE(h.status == Status::miss);
+    // A clear miss; or the iteration cap (the fuzz draws caps from 1) reached first, with toi
+    // the bound proven so far, which no time of a miss can contradict (a fuzz finding: a sphere
+    // passing a point at 3.7e7 a step, conservative advancement capped at 1 iteration, answered
+    // max_iterations at 0.0020133, the closest approach, as documented).
+    IMPACT_REQUIRE(h.status == Status::miss || h.status == Status::max_iterations);
   }
 }
 

@@ -101,4 +101,34 @@ TEST(SliverTriangles, ACarveRemovesTheSliverItsBlastReaches) {
   EXPECT_EQ(L.rooms[0].mesh.triangles[0], (std::array<std::uint32_t, 3>{3, 4, 5}));
 }
 
+// The binned SAH build over triangle centres 1e-309 apart along x (a level fuzz input): the bins'
+// scale 16 / extent is infinite there and the lowest centre's 0 · ∞ a NaN, whose conversion to a
+// bin index was undefined (UBSan stopped the fuzzer). Two parallel triangles, x = 0 and x = 1e-309,
+// one per leaf: the tree still answers every ray as brute force does.
+TEST(SliverTriangles, SahBinsOverASubnormalSpreadOfCentres) {
+  const double d = 1e-309;
+  ASSERT_GT(d, 0.0);
+  TriangleMesh<double> m;
+  m.vertices = {V(0, -1, -1), V(0, 1, -1), V(0, 0, 1), V(d, -1, -1), V(d, 1, -1), V(d, 0, 1), V(0, -1, 2), V(0, 1, 2), V(0, 0, 4)};
+  m.triangles = {{0, 1, 2}, {3, 4, 5}, {6, 7, 8}};
+  ASSERT_EQ(build_mesh(m, {.split = MeshSplit::sah, .leaf_size = 1}), "");
+  Rng rng(20261127);
+  int hits = 0;
+  for (int i = 0; i < 200; ++i) {
+    const V o(i % 2 ? -2.0 : 2.0, rng.uniform(-1.2, 1.2), rng.uniform(-1.5, 4.5));
+    const Ray<double> ray{o, V(-o.x() * 2, rng.uniform(-0.1, 0.1), rng.uniform(-0.1, 0.1))};
+    for (BackFaces bf : {BackFaces::collide, BackFaces::ignore}) {
+      const MeshRayHit<double> tree = mesh_ray_cast(m, ray, {.back_faces = bf});
+      const MeshRayHit<double> brute = mesh_ray_cast(m, ray, {.back_faces = bf, .brute_force = true});
+      ASSERT_EQ(tree.status, brute.status) << i;
+      if (tree.status != Status::hit) continue;
+      ++hits;
+      EXPECT_EQ(tree.triangle, brute.triangle) << i;
+      EXPECT_EQ(tree.lambda, brute.lambda) << i;
+    }
+  }
+  EXPECT_GT(hits, 60);  // 93 of 400 answers (back faces ignored half the time)
+  EXPECT_LT(hits, 350);
+}
+
 }  // namespace
