@@ -186,13 +186,14 @@ struct Segment3 {
   }
 };
 
-/// Starts fetching a wide node (count 0) or a leaf's first triangles into the cache.
+/// Starts fetching a wide node (count 0, all its cache lines) or a leaf's first block of
+/// triangles into the cache.
 template <class S>
 inline void prefetch_item(const MeshTree<S>& m, std::uint32_t ref, std::uint32_t count) {
 #if defined(__GNUC__)
   const char* p = count == 0 ? reinterpret_cast<const char*>(&m.wide[ref]) : reinterpret_cast<const char*>(&m.blocks[ref]);
-  __builtin_prefetch(p);
-  __builtin_prefetch(p + 64);
+  const std::size_t bytes = count == 0 ? sizeof(MeshWideNode<S>) : sizeof(TriangleBlock4<S>);
+  for (std::size_t at = 0; at < bytes; at += 64) __builtin_prefetch(p + at);
 #else
   (void)m, (void)ref, (void)count;
 #endif
