@@ -162,7 +162,11 @@ RayHit<S> ray_cast_placed(const Shape<S>& shape, const Transform<S>& tf, const M
     detail::RayCastCoreResult<S> res;
     res.status = wide.status;
     res.lambda = detail::time_below<S>(wide.lambda);
-    res.normal = wide.normal.template cast<S>();
+    // Unit before the narrowing: the loop's v can be too small for float when the ray starts on
+    // the surface (a fuzz input: a ray from a triangle's corner along its edge; narrowed first,
+    // v's squared norm came out zero in float: a hit with a zero normal).
+    const W nn = wide.normal.squaredNorm();
+    res.normal = nn > W(0) ? Vec3<S>(Vec3<W>(wide.normal / std::sqrt(nn)).template cast<S>()) : Vec3<S>(Vec3<S>::Zero());
     res.pa = wide.pa.template cast<S>();
     res.pb = wide.pb.template cast<S>();
     res.iterations = wide.iterations;
