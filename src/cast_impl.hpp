@@ -162,11 +162,13 @@ RayHit<S> ray_cast_placed(const Shape<S>& shape, const Transform<S>& tf, const M
     detail::RayCastCoreResult<S> res;
     res.status = wide.status;
     res.lambda = detail::time_below<S>(wide.lambda);
-    // Unit before the narrowing: the loop's v can be too small for float when the ray starts on
-    // the surface (a fuzz input: a ray from a triangle's corner along its edge; narrowed first,
-    // v's squared norm came out zero in float: a hit with a zero normal).
-    const W nn = wide.normal.squaredNorm();
-    res.normal = nn > W(0) ? Vec3<S>(Vec3<W>(wide.normal / std::sqrt(nn)).template cast<S>()) : Vec3<S>(Vec3<S>::Zero());
+    // Narrowed to float, the loop's v is made unit first: it can be too small for float when the
+    // ray starts on the surface (a fuzz input: a ray from a triangle's corner along its edge;
+    // narrowed as it was, v's squared norm came out zero: a hit with a zero normal).
+    if constexpr (std::is_same_v<W, S>)
+      res.normal = wide.normal;
+    else
+      res.normal = wide.normal.normalized().template cast<S>();
     res.pa = wide.pa.template cast<S>();
     res.pb = wide.pb.template cast<S>();
     res.iterations = wide.iterations;

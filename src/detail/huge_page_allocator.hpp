@@ -31,27 +31,32 @@ struct HugePageAllocator {
   HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
 
   [[nodiscard]] T* allocate(std::size_t n) {
+    if (on_huge_pages(n)) {
 #if defined(__linux__)
-    if (n > std::size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
-    const std::size_t bytes = n * sizeof(T);
-    if (bytes >= kHuge && alignof(T) <= kHuge) {
-      const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+      const std::size_t rounded = (n * sizeof(T) + kHuge - 1) / kHuge * kHuge;
       void* p = std::aligned_alloc(kHuge, rounded);
       if (p == nullptr) throw std::bad_alloc();
       (void)madvise(p, rounded, MADV_HUGEPAGE);
       return static_cast<T*>(p);
-    }
 #endif
+    }
     return std::allocator<T>{}.allocate(n);
   }
   void deallocate(T* p, std::size_t n) noexcept {
-#if defined(__linux__)
-    if (n * sizeof(T) >= kHuge && alignof(T) <= kHuge) {
+    if (on_huge_pages(n)) {
       std::free(p);
       return;
     }
-#endif
     std::allocator<T>{}.deallocate(p, n);
+  }
+  /// Whether an array of n elements gets (and so was given) huge pages.
+  static bool on_huge_pages(std::size_t n) noexcept {
+#if defined(__linux__)
+    return n <= std::size_t(-1) / sizeof(T) && n * sizeof(T) >= kHuge && alignof(T) <= kHuge;
+#else
+    (void)n;
+    return false;
+#endif
   }
   template <class U>
   bool operator==(const HugePageAllocator<U>&) const noexcept {

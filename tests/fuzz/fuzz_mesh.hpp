@@ -94,9 +94,8 @@ inline double point_triangle_distance(const Vec3<double>& p, const Vec3<double>&
     // units, gave 0.0105 for a true 0.3349, and flagged a carve that rightly kept the triangle).
     if (s0 >= 0 && s1 >= 0 && s2 >= 0) {
       using L = long double;
-      const Vec3<double>& u = (p - a).squaredNorm() <= (p - b).squaredNorm() && (p - a).squaredNorm() <= (p - c).squaredNorm()
-                                  ? a
-                                  : (p - b).squaredNorm() <= (p - c).squaredNorm() ? b : c;
+      const double da = (p - a).squaredNorm(), db = (p - b).squaredNorm(), dc = (p - c).squaredNorm();
+      const Vec3<double>& u = da <= db && da <= dc ? a : db <= dc ? b : c;
       const Eigen::Matrix<L, 3, 1> nl = (b - a).cast<L>().cross((c - a).cast<L>());
       best = std::min(best, static_cast<double>(std::abs((p - u).cast<L>().dot(nl)) / nl.norm()));
     }
