@@ -12,10 +12,13 @@
 // whose sign is the sign of its largest component. Our own code after those papers.
 //
 // Range: the points are scaled together, and d alone, by powers of two so their largest
-// coordinate is about 1 (exact; the signs do not change). The result is then exact unless a
-// product of three scaled coordinates falls below 2^-1022 and its rounding error underflows,
-// i.e. when some non-zero coordinate is below about 2^-340 of the largest one, far outside
-// Tolerances::max_magnitude / the smallest length a query resolves.
+// coordinate is about 1 (exact; the signs do not change). In double every product of three scaled
+// coordinates is then exact as long as each non-zero coordinate is at least 2^-300 of the largest
+// (a·b·c is then a multiple of 2^-1056, above the smallest subnormal 2^-1074). Past that range (a
+// fuzz input: a triangle corner at y = 2.2e-308 beside another 1.8e8 away, where double's
+// rounding errors underflowed and a ray 4 units below the triangle was found inside it) the
+// same sums run in long double, whose exponent range (x87: to 2^-16445) holds any product of
+// three doubles and its rounding errors; there the answer is exact for any finite input.
 //
 // Cost: 72 (edge_side) or 96 (orientation) exact products and an expansion of at most that many
 // components: microseconds. Callers reach it only when a fast evaluation's error bound cannot
@@ -24,16 +27,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <type_traits>
 
 namespace impact::detail {
 
-/// A sum of doubles kept exactly: nonoverlapping components in increasing magnitude.
-template <int N>
+/// A sum of F (double or long double) kept exactly: nonoverlapping components in increasing
+/// magnitude.
+template <class F, int N>
 class ExactSum {
  public:
-  /// Adds a·b·c exactly.
-  void add_product(double a, double b, double c) {
-    double p, pe, q, qe, r, re;
+  /// Adds a·b·c exactly (no product or rounding error below F's smallest subnormal: the caller's
+  /// range).
+  void add_product(F a, F b, F c) {
+    F p, pe, q, qe, r, re;
     two_product(a, b, p, pe);
     two_product(p, c, q, qe);
     two_product(pe, c, r, re);
@@ -45,43 +54,47 @@ class ExactSum {
   /// rays grazing a level's floor). That branch has no fused multiply-add to contract into, and
   /// every partial product of the halves is exact; the scaled inputs (about 1) are far from
   /// overflow.
-  static void two_product(double a, double b, double& p, double& e) {
+  /// Long double always takes Dekker's product (x87 has no fused multiply-add).
+  static void two_product(F a, F b, F& p, F& e) {
     p = a * b;
 #if defined(__FMA__)
-    e = std::fma(a, b, -p);
-#else
-    constexpr double split = 134217729.0;  // 2^27 + 1
-    const double ca = split * a, ah = ca - (ca - a), al = a - ah;
-    const double cb = split * b, bh = cb - (cb - b), bl = b - bh;
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    if constexpr (std::is_same_v<F, double>) {
+      e = std::fma(a, b, -p);
+      return;
+    }
 #endif
+    // Veltkamp's split constant 2^⌈digits/2⌉ + 1 (2^27 + 1 for double, 2^32 + 1 for x87).
+    constexpr F split = F(std::uint64_t(1) << ((std::numeric_limits<F>::digits + 1) / 2)) + F(1);
+    const F ca = split * a, ah = ca - (ca - a), al = a - ah;
+    const F cb = split * b, bh = cb - (cb - b), bl = b - bh;
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
   }
   /// Adds x exactly (Knuth's two-sum through the expansion, zero components dropped).
-  void add(double x) {
-    if (x == 0.0) return;
+  void add(F x) {
+    if (x == F(0)) return;
     int m = 0;
-    double q = x;
+    F q = x;
     for (int i = 0; i < n_; ++i) {
-      const double s = q + e_[i];
-      const double bv = s - q;
-      const double err = (q - (s - bv)) + (e_[i] - bv);
+      const F s = q + e_[i];
+      const F bv = s - q;
+      const F err = (q - (s - bv)) + (e_[i] - bv);
       q = s;
-      if (err != 0.0) e_[m++] = err;
+      if (err != F(0)) e_[m++] = err;
     }
-    if (q != 0.0) e_[m++] = q;
+    if (q != F(0)) e_[m++] = q;
     n_ = m;
   }
   /// −1, 0 or +1.
-  int sign() const { return n_ == 0 ? 0 : (e_[n_ - 1] > 0.0 ? 1 : -1); }
+  int sign() const { return n_ == 0 ? 0 : (e_[n_ - 1] > F(0) ? 1 : -1); }
 
  private:
-  double e_[N + 1] = {};
+  F e_[N + 1] = {};
   int n_ = 0;
 };
 
 /// Adds s·det[x, y, z] (rows) to the sum: six exact products.
-template <int N>
-inline void add_det3(ExactSum<N>& sum, double s, const Vec3<double>& x, const Vec3<double>& y, const Vec3<double>& z) {
+template <class F, int N>
+inline void add_det3(ExactSum<F, N>& sum, F s, const Vec3<F>& x, const Vec3<F>& y, const Vec3<F>& z) {
   sum.add_product(s * x[0], y[1], z[2]);
   sum.add_product(-s * x[0], y[2], z[1]);
   sum.add_product(s * x[1], y[2], z[0]);
@@ -90,37 +103,73 @@ inline void add_det3(ExactSum<N>& sum, double s, const Vec3<double>& x, const Ve
   sum.add_product(-s * x[2], y[1], z[0]);
 }
 
-/// 2^-e with e the exponent of the largest |coordinate| of the points (1 when all are zero).
-inline double unit_scale(std::initializer_list<const Vec3<double>*> pts) {
-  double m = 0.0;
-  for (const Vec3<double>* p : pts) m = std::max(m, p->cwiseAbs().maxCoeff());
-  if (!(m > 0.0) || !std::isfinite(m)) return 1.0;
+/// The scale that brings a group of points to about 1, and whether their coordinates' dynamic
+/// range keeps double's exact products from underflowing.
+struct UnitScale {
+  double scale = 1.0;  ///< 2^-e with e the exponent of the largest |coordinate| (1 when all are zero).
+  bool narrow = true;  ///< Every non-zero coordinate is at least 2^-300 of the largest.
+};
+
+inline UnitScale unit_scale(std::initializer_list<const Vec3<double>*> pts) {
+  double hi = 0.0, lo = std::numeric_limits<double>::infinity();
+  for (const Vec3<double>* p : pts) {
+    for (int i = 0; i < 3; ++i) {
+      const double a = std::abs((*p)[i]);
+      hi = std::max(hi, a);
+      if (a > 0.0) lo = std::min(lo, a);
+    }
+  }
+  if (!(hi > 0.0) || !std::isfinite(hi)) return {};
   int e = 0;
-  (void)std::frexp(m, &e);
-  return std::ldexp(1.0, -e);
+  (void)std::frexp(hi, &e);
+  // Points all below 2^-1000 (2^-e would overflow past 2^1023): scaled by 2^1000 only, and never
+  // narrow (their products underflow in double).
+  if (e < -1000) return {std::ldexp(1.0, 1000), false};
+  return {std::ldexp(1.0, -e), lo >= std::ldexp(hi, -300)};
+}
+
+/// Whether long double can hold every product of three doubles and its rounding errors (x87's
+/// 15-bit exponent; IEEE quad's too). Where it cannot (long double = double), the wide inputs
+/// fall back on the scaled double sums and their documented range.
+inline constexpr bool kWideExact = std::numeric_limits<long double>::min_exponent < -4000;
+
+/// Sign of det[p − o, q − o, d] in F, the points scaled by sp and d by sd (in F: exact).
+template <class F>
+int edge_side_in(const Vec3<double>& o, const Vec3<double>& p, const Vec3<double>& q, const Vec3<double>& d, double sp, double sd) {
+  const Vec3<F> O = o.template cast<F>() * F(sp), P = p.template cast<F>() * F(sp), Q = q.template cast<F>() * F(sp);
+  const Vec3<F> D = d.template cast<F>() * F(sd);
+  ExactSum<F, 72> sum;
+  add_det3(sum, F(1), P, Q, D);
+  add_det3(sum, F(-1), O, Q, D);
+  add_det3(sum, F(-1), P, O, D);
+  return sum.sign();
+}
+
+/// Sign of det[a − o, b − o, c − o] in F, the points scaled by s.
+template <class F>
+int orientation_in(const Vec3<double>& o, const Vec3<double>& a, const Vec3<double>& b, const Vec3<double>& c, double s) {
+  const Vec3<F> O = o.template cast<F>() * F(s), A = a.template cast<F>() * F(s), B = b.template cast<F>() * F(s);
+  const Vec3<F> C = c.template cast<F>() * F(s);
+  ExactSum<F, 96> sum;
+  add_det3(sum, F(1), A, B, C);
+  add_det3(sum, F(-1), O, B, C);
+  add_det3(sum, F(-1), A, O, C);
+  add_det3(sum, F(-1), A, B, O);
+  return sum.sign();
 }
 
 /// Sign of det[p − o, q − o, d], exactly.
 inline int edge_side(const Vec3<double>& o, const Vec3<double>& p, const Vec3<double>& q, const Vec3<double>& d) {
-  const double sp = unit_scale({&o, &p, &q}), sd = unit_scale({&d});
-  const Vec3<double> O = o * sp, P = p * sp, Q = q * sp, D = d * sd;
-  ExactSum<72> sum;
-  add_det3(sum, 1.0, P, Q, D);
-  add_det3(sum, -1.0, O, Q, D);
-  add_det3(sum, -1.0, P, O, D);
-  return sum.sign();
+  const UnitScale sp = unit_scale({&o, &p, &q}), sd = unit_scale({&d});
+  if ((sp.narrow && sd.narrow) || !kWideExact) return edge_side_in<double>(o, p, q, d, sp.scale, sd.scale);
+  return edge_side_in<long double>(o, p, q, d, sp.scale, sd.scale);
 }
 
 /// Sign of det[a − o, b − o, c − o], exactly.
 inline int orientation(const Vec3<double>& o, const Vec3<double>& a, const Vec3<double>& b, const Vec3<double>& c) {
-  const double s = unit_scale({&o, &a, &b, &c});
-  const Vec3<double> O = o * s, A = a * s, B = b * s, C = c * s;
-  ExactSum<96> sum;
-  add_det3(sum, 1.0, A, B, C);
-  add_det3(sum, -1.0, O, B, C);
-  add_det3(sum, -1.0, A, O, C);
-  add_det3(sum, -1.0, A, B, O);
-  return sum.sign();
+  const UnitScale s = unit_scale({&o, &a, &b, &c});
+  if (s.narrow || !kWideExact) return orientation_in<double>(o, a, b, c, s.scale);
+  return orientation_in<long double>(o, a, b, c, s.scale);
 }
 
 }  // namespace impact::detail

@@ -152,4 +152,66 @@ void integer_battery(std::uint64_t seed, int count) {
 TEST(RayTriangleExact, IntegerGeometryDouble) { integer_battery<double>(7, 20000); }
 TEST(RayTriangleExact, IntegerGeometryFloat) { integer_battery<float>(8, 20000); }
 
+// Signs over double's whole exponent range, against an independent answer. The points are integer
+// (many exact degeneracies) scaled by 2^0 … 2^30, and one coordinate that is zero among them is
+// set to ±2^-k, k in [300, 1074] (down to the smallest subnormal). Both determinants are affine
+// in every coordinate, so the perturbed one is det(x) + δ·(det(x + e) − det(x)) with e that
+// coordinate's unit step: its sign is det(x)'s when that is non-zero (|δ·…| is far below the
+// scaled integer det(x)), else δ's times the step's. A fuzz input (fuzz_level, 2026-11-27) had
+// such a corner, y = 2.2e-308 beside x = −1.8e8: double's scaled products underflowed and a ray 4
+// units below the triangle was found inside it.
+TEST(RayTriangleExact, SignsOverTheWholeExponentRange) {
+  std::mt19937_64 rng(20261128);
+  int tiny_decided = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::uniform_int_distribution<long long> u(-(i % 2 ? 2 : 40), i % 2 ? 2 : 40);
+    auto draw = [&] { return IV{u(rng), u(rng), u(rng)}; };
+    IV x[4] = {draw(), draw(), draw(), draw()};  // o, a, b, then c (orientation) or d (edge_side)
+    if (i % 5 == 0) x[2] = IV{2 * x[1][0] - x[0][0], 2 * x[1][1] - x[0][1], 2 * x[1][2] - x[0][2]};  // o, a, b collinear
+    if (i % 3 == 0) x[3] = x[1];
+    // The perturbed coordinate: point k, axis j, zero in the integer configuration.
+    const int k = static_cast<int>(rng() % 4), j = static_cast<int>(rng() % 3);
+    x[k][j] = 0;
+    if (i % 4 < 2) {  // all four in the plane of that coordinate: det(x) = 0, the sign is the tiny one's
+      for (IV& y : x) y[j] = 0;
+    }
+    const bool edge = i % 2 == 0;
+    auto det = [&](const IV* y) {
+      return edge ? det3(sub(y[1], y[0]), sub(y[2], y[0]), y[3]) : det3(sub(y[1], y[0]), sub(y[2], y[0]), sub(y[3], y[0]));
+    };
+    IV step[4] = {x[0], x[1], x[2], x[3]};
+    step[k][j] = 1;
+    const I d0 = det(x), slope = det(step) - d0;
+    const double delta = std::ldexp(rng() % 2 ? 1.0 : -1.0, -300 - static_cast<int>(rng() % 775));
+    const int expected = d0 != 0 ? sgn(d0) : (delta > 0 ? 1 : -1) * sgn(slope);
+    const double s = std::ldexp(1.0, static_cast<int>(rng() % 31)), sd = std::ldexp(1.0, static_cast<int>(rng() % 31));
+    Vec3<double> v[4];
+    for (int p = 0; p < 4; ++p) v[p] = vec<double>(x[p], edge && p == 3 ? sd : s);
+    v[k][j] = delta;
+    const int got = edge ? detail::edge_side(v[0], v[1], v[2], v[3]) : detail::orientation(v[0], v[1], v[2], v[3]);
+    ASSERT_EQ(got, expected) << "case " << i << " point " << k << " axis " << j << " delta " << delta << " edge " << edge << "\n"
+        << v[0].transpose() << "\n" << v[1].transpose() << "\n" << v[2].transpose() << "\n" << v[3].transpose();
+    tiny_decided += d0 == 0 && slope != 0;
+  }
+  EXPECT_GT(tiny_decided, 20000 / 4);  // signs decided by the tiny coordinate alone were really drawn
+}
+
+// The fuzz input itself, through a mesh cast (tree and brute force) and a level: the ray from
+// (−4, −4, −4) along (−4, −4, −4) keeps y ≤ −4, the triangle has y ≥ 0.
+TEST(RayTriangleExact, FuzzFindingSubnormalCornerBesideAFarOne) {
+  TriangleMesh<double> m;
+  m.vertices = {{-179846448.19838297, 2.2250738585072014e-308, -0.0}, {0.25, 0.25, 0.25}, {-23580.425755507495, 3.25, 3.25}};
+  m.triangles = {{0, 1, 2}};
+  ASSERT_EQ(build_mesh(m), "");
+  const Ray<double> ray{Vec3<double>(-4, -4, -4), Vec3<double>(-4, -4, -4)};
+  for (bool brute : {false, true}) {
+    for (BackFaces bf : {BackFaces::collide, BackFaces::ignore}) {
+      MeshRayOptions<double> opt;
+      opt.back_faces = bf;
+      opt.brute_force = brute;
+      EXPECT_EQ(mesh_ray_cast(m, ray, opt).status, Status::miss) << "brute force " << brute;
+    }
+  }
+}
+
 }  // namespace
