@@ -56,18 +56,24 @@ struct WatertightRay {
 /// Rounding bounds of the watertight test in S, so that a sign it reads is the sign of the exact
 /// quantity (the same expression on the real numbers, from the same inputs).
 ///
-/// A sheared coordinate x = (p_x − o_x) − s_x·(p_z − o_z) is off its exact value by at most
-/// 4.1ε·m with m = |p_x − o_x| + |s_x·(p_z − o_z)| (five roundings, s_x itself rounded). An edge
-/// function u = x_c·y_b − y_c·x_b is then off by at most (8.2 + 3)ε·(m_xc·m_yb + m_yc·m_xb)
-/// (+ O(ε²)). One magnitude per triangle serves all three edges: M = max|p_xy − o_xy| +
-/// max(|s_x|, |s_y|)·max|p_z − o_z| ≥ every m (to a rounding), so each edge function is within
-/// E = 2·11.2ε·M² < 32ε·M² of its exact value. t = u·z_a + v·z_b + w·z_c (z = s_z·(p_z − o_z),
-/// three roundings) is off by at most E·Σ|z| + 8ε·Σ|u·z|. Each bound also carries the smallest
-/// normal number, so a value in the subnormal range (where rounding is absolute, not relative) is
-/// never trusted.
+/// A sheared coordinate x = (p_x − o_x) − s_x·(p_z − o_z) is off its exact value x* by at most
+/// ξ ≤ 4.1ε·m with m = |p_x − o_x| + |s_x·(p_z − o_z)| (five roundings, s_x itself rounded). One
+/// magnitude per triangle bounds every m: M = max|p_xy − o_xy| + max(|s_x|, |s_y|)·max|p_z − o_z|
+/// (to a rounding). With X = the largest computed sheared coordinate |x|, |y| of the three corners,
+/// an edge function u = x_c·y_b − y_c·x_b differs from its exact value by at most
+///   x_c·ξ + ξ·y_b − ξ·ξ (twice) + the rounding of two products and a difference
+///   ≤ 16.4ε·M·X + 33.6ε²·M² + 4.01ε·X²,
+/// so E = ε·(18·M·X + 5·X²) + 64ε²·M² bounds it. (Until 2026-11-28 the bound was 32ε·M², which
+/// ignores that a far, small triangle's sheared corners are small: X ≪ M. Camera rays at level_1m
+/// then took the exact path for a quarter of their time.)
+/// t = u·z_a + v·z_b + w·z_c (z = s_z·(p_z − o_z), three roundings) is off by at most E·Σ|z| +
+/// 8ε·Σ|u·z|. Each bound also carries the smallest normal number, so a value in the subnormal range
+/// (where rounding is absolute, not relative) is never trusted.
 template <class S>
 struct WatertightBounds {
-  static constexpr S edge = S(32) * std::numeric_limits<S>::epsilon();
+  static constexpr S cross = S(18) * std::numeric_limits<S>::epsilon();   ///< Of M·X.
+  static constexpr S square = S(5) * std::numeric_limits<S>::epsilon();   ///< Of X².
+  static constexpr S second = S(64) * std::numeric_limits<S>::epsilon() * std::numeric_limits<S>::epsilon();  ///< Of M².
   static constexpr S time = S(8) * std::numeric_limits<S>::epsilon();
   static constexpr S floor = std::numeric_limits<S>::min();
 };
@@ -161,7 +167,8 @@ template <class S>
   const S w = bx * ay - by * ax;
   const S mxy = std::max({std::abs(Ax), std::abs(Ay), std::abs(Bx), std::abs(By), std::abs(Cx), std::abs(Cy)});
   const S M = mxy + r.smax * std::max({std::abs(Az), std::abs(Bz), std::abs(Cz)});
-  const S e = B::edge * (M * M) + B::floor;
+  const S X = std::max({std::abs(ax), std::abs(ay), std::abs(bx), std::abs(by), std::abs(cx), std::abs(cy)});
+  const S e = (B::cross * (M * X) + B::square * (X * X)) + B::second * (M * M) + B::floor;
   // Certainly outside: an edge function certainly negative (and, with back faces, another
   // certainly positive).
   const bool neg = u < -e || v < -e || w < -e;
@@ -211,8 +218,10 @@ template <class S>
   const L u = cx * by - cy * bx, v = ax * cy - ay * cx, w = bx * ay - by * ax;
   const L mxy = L::max(L::max(L::max(abs(Ax), abs(Ay)), L::max(abs(Bx), abs(By))), L::max(abs(Cx), abs(Cy)));
   const L M = mxy + L::splat(r.smax) * L::max(L::max(abs(Az), abs(Bz)), abs(Cz));
+  const L X = L::max(L::max(L::max(abs(ax), abs(ay)), L::max(abs(bx), abs(by))), L::max(abs(cx), abs(cy)));
   const L floor = L::splat(B::floor);
-  const L e = L::splat(B::edge) * (M * M) + floor, me = zero - e;
+  const L e = (L::splat(B::cross) * (M * X) + L::splat(B::square) * (X * X)) + L::splat(B::second) * (M * M) + floor;
+  const L me = zero - e;
   const int neg = L::lt_mask(u, me) | L::lt_mask(v, me) | L::lt_mask(w, me);
   const int pos = L::lt_mask(e, u) | L::lt_mask(e, v) | L::lt_mask(e, w);
   const int out = bf == BackFaces::ignore ? neg : neg & pos;
