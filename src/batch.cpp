@@ -1,8 +1,11 @@
 // impact — batch.cpp: the batch calls of include/impact/batch.hpp. Each checks the arrays' row
 // counts once, then runs the single-query call for every row, split over a oneTBB arena, and
-// writes each answer to its own row of the wanted outputs. Nothing here computes geometry: a
+// writes each answer to its own row of the wanted outputs (mesh rays a block at a time through
+// mesh_detail::mesh_ray_cast_many, which interleaves their walks). Nothing here computes geometry: a
 // batch answer is the single answer, bit for bit, for any thread count.
 #include <impact/batch.hpp>
+
+#include "mesh/ray_many.hpp"
 
 #include <tbb/blocked_range.h>
 #include <tbb/info.h>
@@ -11,6 +14,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -98,22 +102,29 @@ Index motion_rows(const MotionRows<S>& m) {
   return max_rows({m.pose.position.rows(), m.pose.rotation.rows(), m.linear_velocity.rows(), m.angular_velocity.rows()});
 }
 
-/// Runs f(i) for i in [0, n): on the calling thread for one thread or a single block, else over
-/// blocks of `grain` queries in an arena of `threads` threads.
+/// Runs f(begin, end) over blocks of [0, n): on the calling thread (one block) for one thread or
+/// n ≤ grain, else over blocks of about `grain` queries in an arena of `threads` threads.
 template <class F>
-void for_each_query(Index n, const BatchOptions& batch, const F& f) {
+void for_each_block(Index n, const BatchOptions& batch, const F& f) {
   if (n <= 0) return;
   const int threads = batch.threads > 0 ? batch.threads : tbb::info::default_concurrency();
   const Index grain = std::max(1, batch.grain);
   if (threads == 1 || n <= grain) {
-    for (Index i = 0; i < n; ++i) f(i);
+    f(Index(0), n);
     return;
   }
   tbb::task_arena arena(threads);
   arena.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<Index>(0, n, static_cast<std::size_t>(grain)), [&](const tbb::blocked_range<Index>& r) {
-      for (Index i = r.begin(); i != r.end(); ++i) f(i);
-    });
+    tbb::parallel_for(tbb::blocked_range<Index>(0, n, static_cast<std::size_t>(grain)),
+                      [&](const tbb::blocked_range<Index>& r) { f(r.begin(), r.end()); });
+  });
+}
+
+/// Runs f(i) for i in [0, n), split as for_each_block.
+template <class F>
+void for_each_query(Index n, const BatchOptions& batch, const F& f) {
+  for_each_block(n, batch, [&](Index begin, Index end) {
+    for (Index i = begin; i != end; ++i) f(i);
   });
 }
 
@@ -279,16 +290,18 @@ std::string time_of_impact_batch(const Shape<S>& a, const MotionRows<S>& motion_
 
 namespace {
 
+/// The row counts of a mesh or level ray batch's inputs and outputs.
+template <class S>
+std::string ray_output_errors(const Rows<S, 3>& origin, const Rows<S, 3>& direction, const MeshRayRows<S>& out, Index n) {
+  return first_error({ray_input_errors(origin, direction, n), output_rows_error("lambda", out.lambda, n), mesh_output_errors(out, n)});
+}
+
 /// Rays of a mesh or level batch: checks, then `cast(ray)` → (answer, room) for every row.
 template <class S, class Cast>
 std::string ray_rows(Rows<S, 3> origin, Rows<S, 3> direction, MeshRayRows<S>& out, const BatchOptions& batch,
                      const Cast& cast) {
   const Index n = std::max(origin.rows(), direction.rows());
-  if (auto e = first_error({ray_input_errors(origin, direction, n),
-                            output_rows_error("lambda", out.lambda, n),
-                            mesh_output_errors(out, n)});
-      !e.empty())
-    return e;
+  if (auto e = ray_output_errors(origin, direction, out, n); !e.empty()) return e;
   for_each_query(n, batch, [&](Index i) {
     const auto [hit, room] = cast(Ray<S>{vec_at(origin, i), vec_at(direction, i)});
     put_mesh_ray(out, i, hit, room);
@@ -318,8 +331,23 @@ std::string sphere_rows(Rows<S, 3> center, Column<S> radius, Rows<S, 3> path, Me
 template <class S>
 std::string mesh_ray_cast_batch(const TriangleMesh<S>& mesh, Rows<S, 3> origin, Rows<S, 3> direction,
                                 const MeshRayOptions<S>& options, MeshRayRows<S> out, const BatchOptions& batch) {
-  return ray_rows<S>(origin, direction, out, batch,
-                     [&](const Ray<S>& ray) { return std::pair(mesh_ray_cast(mesh, ray, options), 0u); });
+  const Index n = std::max(origin.rows(), direction.rows());
+  if (auto e = ray_output_errors(origin, direction, out, n); !e.empty()) return e;
+  // Rays a few dozen at a time through mesh_ray_cast_many, whose walks interleave so that their
+  // memory reads overlap (mesh/interleaved_walk.hpp); each answer is mesh_ray_cast's.
+  for_each_block(n, batch, [&](Index begin, Index end) {
+    constexpr Index kAtOnce = 64;
+    Ray<S> rays[kAtOnce];
+    MeshRayHit<S> hits[kAtOnce];
+    for (Index base = begin; base < end; base += kAtOnce) {
+      const Index m = std::min(kAtOnce, end - base);
+      for (Index k = 0; k < m; ++k) rays[k] = Ray<S>{vec_at(origin, base + k), vec_at(direction, base + k)};
+      mesh_detail::mesh_ray_cast_many<S>(mesh, std::span<const Ray<S>>(rays, static_cast<std::size_t>(m)), options,
+                                         std::span<MeshRayHit<S>>(hits, static_cast<std::size_t>(m)), out.normal.rows() != 0);
+      for (Index k = 0; k < m; ++k) put_mesh_ray(out, base + k, hits[k], 0u);
+    }
+  });
+  return {};
 }
 
 template <class S>

@@ -111,6 +111,7 @@ struct Segment3 {
   // byte offsets in a MeshWideNode of the near and far planes' coordinates.
   Lanes4<float> l_inv[3], l_near[3], l_far[3];
   std::uint32_t near_at[3], far_at[3];
+  Segment3() = default;  ///< Unset (a walk's slot before its first query).
   Segment3(const Vec3<S>& o, const Vec3<S>& d, const Vec3<S>& glo_in, const Vec3<S>& ghi_in) {
     // The triangle tests round in the query's own frame (the origin, the path, the radius), so
     // the boxes are also grown by a few ulps of those magnitudes: a bin is never culled by a
@@ -199,87 +200,110 @@ inline void prefetch_item(const MeshTree<S>& m, std::uint32_t ref, std::uint32_t
 #endif
 }
 
+/// An item of a walk's stack: a wide node (count 0) or a leaf (first block, triangle count), with
+/// the entry t of its (float) box.
+struct WalkItem {
+  std::uint32_t ref, count;
+  float t;
+};
+
+/// Stack size of a walk: each wide level pushes at most kMeshWidth − 1 items and the wide tree is
+/// at most kMeshMaxDepth deep.
+inline constexpr int kWalkStack = (kMeshWidth - 1) * kMeshMaxDepth + 8;
+
+/// One wide node of a walk: of the children the segment enters before t_best, the nearest
+/// becomes (ref, count), the others are pushed far to near (and prefetched). False when it
+/// enters none.
+template <class S>
+[[gnu::always_inline]] inline bool enter_wide(const MeshTree<S>& m, const Segment3<S>& seg, S t_best, const MeshWideNode<S>& w,
+                                              WalkItem* stack, int& top, std::uint32_t& ref, std::uint32_t& count) {
+  float t[kMeshWidth];
+  unsigned mask = static_cast<unsigned>(seg.entry_wide(w, t_best, t));
+  if (mask == 0) return false;
+  const int i0 = std::countr_zero(mask);
+  mask &= mask - 1;
+  if (mask == 0) {  // one child entered: go down
+    ref = w.child[i0];
+    count = w.count[i0];
+    return true;
+  }
+  const int i1 = std::countr_zero(mask);
+  mask &= mask - 1;
+  if (mask == 0) {  // two: the far one waits on the stack
+    const int near = t[i1] < t[i0] ? i1 : i0, far = i0 + i1 - near;
+    stack[top++] = {w.child[far], w.count[far], t[far]};
+    prefetch_item(m, w.child[far], w.count[far]);
+    ref = w.child[near];
+    count = w.count[near];
+    return true;
+  }
+  // More: sorted far to near by insertion, all but the nearest pushed.
+  int order[kMeshWidth] = {i0, i1};  // far to near
+  if (t[i0] < t[i1]) std::swap(order[0], order[1]);
+  int n = 2;
+  while (mask != 0) {
+    const int i = std::countr_zero(mask);
+    mask &= mask - 1;
+    int j = n++;
+    while (j > 0 && t[order[j - 1]] < t[i]) {
+      order[j] = order[j - 1];
+      --j;
+    }
+    order[j] = i;
+  }
+  for (int j = 0; j + 1 < n; ++j) {
+    stack[top++] = {w.child[order[j]], w.count[order[j]], t[order[j]]};
+    prefetch_item(m, w.child[order[j]], w.count[order[j]]);
+  }
+  ref = w.child[order[n - 1]];
+  count = w.count[order[n - 1]];
+  return true;
+}
+
+/// The nearest stacked item still in front of t_best becomes (ref, count); the ones behind it
+/// are dropped. False when none is left.
+template <class S>
+[[gnu::always_inline]] inline bool pop_item(const WalkItem* stack, int& top, S t_best, std::uint32_t& ref, std::uint32_t& count) {
+  while (top > 0) {
+    const WalkItem& it = stack[--top];
+    if (it.t <= t_best) {
+      ref = it.ref;
+      count = it.count;
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Where a walk starts: false when the segment misses the root's box; else (ref, count) is the
+/// root wide node (count 0) or, for a tree of one leaf, that leaf.
+template <class S>
+bool walk_start(const MeshTree<S>& m, const Segment3<S>& seg, S t_best, std::uint32_t& ref, std::uint32_t& count) {
+  if (m.nodes.empty()) return false;
+  const MeshNode<S>& root = m.nodes[0];
+  if (!(seg.entry(root, t_best) <= t_best)) return false;
+  ref = root.count > 0 ? root.first : 0;
+  count = root.count;
+  return true;
+}
+
 /// Walks the tree nearest bin first, calling leaf(first block, triangle count, t_best&) on every
 /// leaf whose grown box the segment enters before t_best; leaf lowers t_best on a hit. Fixed
 /// stack: no allocation. The nearest child entered is visited next without a round trip through
 /// the stack; the others are pushed far to near, and dropped when popped behind t_best.
 template <class S, class Leaf>
 void walk_leaves(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, Leaf&& leaf) {
-  if (m.nodes.empty()) return;
-  const MeshNode<S>& root = m.nodes[0];
-  if (!(seg.entry(root, t_best) <= t_best)) return;
-  if (root.count > 0) {  // a single leaf
-    leaf(root.first, root.count, t_best);
-    return;
-  }
-  // Stack of wide nodes (count 0) and leaves (first block, count), each with its entry
-  // t. Each wide level pushes at most kMeshWidth − 1 items and the wide tree is at most
-  // kMeshMaxDepth deep.
-  struct Item {
-    std::uint32_t ref, count;
-    float t;  // entry into the item's (float) box
-  };
-  Item stack[(kMeshWidth - 1) * kMeshMaxDepth + 8];
-  int top = 0;
   std::uint32_t ref = 0, count = 0;  // the current wide node (count 0) or leaf
+  if (!walk_start(m, seg, t_best, ref, count)) return;
+  WalkItem stack[kWalkStack];
+  int top = 0;
   for (;;) {
     if (count == 0) {
-      const MeshWideNode<S>& w = m.wide[ref];
-      float t[kMeshWidth];
-      unsigned mask = static_cast<unsigned>(seg.entry_wide(w, t_best, t));
-      if (mask != 0) {
-        const int i0 = std::countr_zero(mask);
-        mask &= mask - 1;
-        if (mask == 0) {  // one child entered: go down
-          ref = w.child[i0];
-          count = w.count[i0];
-          continue;
-        }
-        const int i1 = std::countr_zero(mask);
-        mask &= mask - 1;
-        if (mask == 0) {  // two: the far one waits on the stack
-          const int near = t[i1] < t[i0] ? i1 : i0, far = i0 + i1 - near;
-          stack[top++] = {w.child[far], w.count[far], t[far]};
-          prefetch_item(m, w.child[far], w.count[far]);
-          ref = w.child[near];
-          count = w.count[near];
-          continue;
-        }
-        // More: sorted far to near by insertion, all but the nearest pushed.
-        int order[kMeshWidth] = {i0, i1};  // far to near
-        if (t[i0] < t[i1]) std::swap(order[0], order[1]);
-        int n = 2;
-        while (mask != 0) {
-          const int i = std::countr_zero(mask);
-          mask &= mask - 1;
-          int j = n++;
-          while (j > 0 && t[order[j - 1]] < t[i]) {
-            order[j] = order[j - 1];
-            --j;
-          }
-          order[j] = i;
-        }
-        for (int j = 0; j + 1 < n; ++j) {
-          stack[top++] = {w.child[order[j]], w.count[order[j]], t[order[j]]};
-          prefetch_item(m, w.child[order[j]], w.count[order[j]]);
-        }
-        ref = w.child[order[n - 1]];
-        count = w.count[order[n - 1]];
-        continue;
-      }
+      if (enter_wide(m, seg, t_best, m.wide[ref], stack, top, ref, count)) continue;
     } else {
       leaf(ref, count, t_best);
     }
-    // Next: the nearest item on the stack still in front of t_best.
-    for (;;) {
-      if (top == 0) return;
-      const Item& it = stack[--top];
-      if (it.t <= t_best) {
-        ref = it.ref;
-        count = it.count;
-        break;
-      }
-    }
+    if (!pop_item(stack, top, t_best, ref, count)) return;
   }
 }
 

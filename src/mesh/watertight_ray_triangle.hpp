@@ -36,6 +36,7 @@ struct WatertightRay {
   S ox = 0, oy = 0, oz = 0;  // origin[kx], origin[ky], origin[kz]
   S smax = 0;                // max(|sx|, |sy|) ≤ 1
   Vec3<double> origin, direction;
+  WatertightRay() = default;  ///< Unset (a batch's slot before its ray).
   explicit WatertightRay(const Ray<S>& r)
       : origin(r.origin.template cast<double>()), direction(r.direction.template cast<double>()) {
     const Vec3<S> a = r.direction.cwiseAbs();

@@ -275,6 +275,60 @@ TYPED_TEST(Batches, MeshAndLevelCastsEqualSingle) {
   EXPECT_LT(hits, 4 * n / 5);
 }
 
+// Mesh ray batches walk a block's rays interleaved (mesh/interleaved_walk.hpp), or one by one when
+// they share an origin: on a terrain deep enough for long walks, random segments, a camera's rays
+// from one point, zero and invalid directions mixed in, with and without the normal column, and a
+// batch shorter than the walks interleaved; every row is the single call's, bit for bit.
+TYPED_TEST(Batches, MeshRayBatchesOnADeepTreeEqualSingle) {
+  using S = TypeParam;
+  const TriangleMesh<S> mesh = impact_scenes::to_mesh<S>(impact_scenes::terrain(120, 60.0, 9, 4.0));
+  ASSERT_GT(mesh.depth(), 10);
+  std::mt19937_64 rng(19);
+  constexpr int n = 3001;  // not a multiple of the blocks
+  Mat<S> o = random_rows<S>(rng, n, 3, -30, 30), d = random_rows<S>(rng, n, 3, -40, 40);
+  for (int i = 0; i < n; ++i) o(i, 2) = S(2 + std::abs(o(i, 2)) / 3);  // above the terrain, down or along it
+  Mat<S> cam(n, 3), cd(n, 3);
+  for (int i = 0; i < n; ++i) {
+    cam.row(i) << S(-35), S(-35), S(12);
+    const double u = (i % 60) / 60.0 - 0.5, v = (i / 60) / 50.0 - 0.5;
+    cd.row(i) << S(60 + 40 * u), S(60 - 40 * u), S(-20 + 20 * v);
+  }
+  d.row(5).setZero();                                     // a zero direction: a miss
+  d(11, 0) = std::numeric_limits<S>::infinity();          // invalid: its row says so
+  cd.row(17).setZero();
+  int hits = 0;
+  for (const auto* rays : {&o, &cam})
+    for (int len : {n, 5})
+      for (bool normals : {true, false})
+        for (int threads : {1, 2}) {
+          const Mat<S>& org = *rays;
+          const Mat<S>& dir = rays == &o ? d : cd;
+          const Mat<S> org_n = org.topRows(len), dir_n = dir.topRows(len);
+          std::vector<std::uint8_t> st(static_cast<std::size_t>(len));
+          std::vector<std::uint32_t> tri(static_cast<std::size_t>(len));
+          Mat<S> lam(len, 1), pt(len, 3), nm(len, 3);
+          MeshRayRows<S> ro{st, ColumnOut<S>(lam.data(), len), out3(pt), normals ? out3(nm) : RowsOut<S, 3>(nullptr, 0, 3), tri, {}};
+          ASSERT_EQ(mesh_ray_cast_batch<S>(mesh, rows3(org_n), rows3(dir_n), {.max_lambda = S(1)}, ro, {.threads = threads, .grain = 128}), "");
+          for (int i = 0; i < len; ++i) {
+            const MeshRayHit<S> h = mesh_ray_cast(mesh, Ray<S>{row(org_n, i), row(dir_n, i)}, {.max_lambda = S(1)});
+            ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(h.status)) << i;
+            ASSERT_TRUE(same_bits(lam(i, 0), h.lambda) && same_bits(row(pt, i), h.point)) << i;
+            if (normals) {
+              ASSERT_TRUE(same_bits(row(nm, i), h.normal)) << i;
+            }
+            if (h.status == Status::hit) {
+              ASSERT_EQ(tri[static_cast<std::size_t>(i)], h.triangle) << i;
+            }
+            hits += h.status == Status::hit && len == n && threads == 1 && normals;
+          }
+          if (rays == &o && len == n) {
+            EXPECT_EQ(st[11], static_cast<std::uint8_t>(Status::invalid_input));
+          }
+        }
+  EXPECT_GT(hits, 2 * n / 5);  // of 2n rows: random segments and the camera
+  EXPECT_LT(hits, 8 * n / 5);
+}
+
 TEST(Batches, ArraysOfTheWrongSizeAreRefusedByNameAndNothingIsWritten) {
   using S = double;
   const Shape<S> ball = Sphere<S>{1.0};
