@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <cstddef>
 #include <cmath>
 #include <limits>
@@ -103,14 +104,33 @@ template <class S>
 }
 
 /// λ of the ray's crossing with the triangle's plane, (a − o)·n / (d·n), in the wider scalar;
-/// 0 (never late) where that cannot say.
+/// NaN where that cannot say (a plane so nearly parallel to the ray that n·d rounds to zero).
 template <class S>
 S lambda_from_plane(const WatertightRay<S>& r, const Vec3<double>& a, const Vec3<double>& b, const Vec3<double>& c) {
   using W = std::conditional_t<(sizeof(S) < sizeof(double)), double, long double>;
   const Vec3<W> aw = a.template cast<W>(), ow = r.origin.template cast<W>();
   const Vec3<W> n = (b.template cast<W>() - aw).cross(c.template cast<W>() - aw);
   const W l = (aw - ow).dot(n) / r.direction.template cast<W>().dot(n);
-  return std::isfinite(l) && l > W(0) ? static_cast<S>(l) : S(0);
+  return std::isfinite(l) ? static_cast<S>(std::max(l, W(0))) : std::numeric_limits<S>::quiet_NaN();
+}
+
+/// λ of the crossing by bisection on the exact side of o + t·d (detail::plane_side_at) over the
+/// doubles of [0, t_best] (at most 64 steps, on their bit patterns): the last t still on the
+/// origin's side (`origin_side`, plane_side_at's sign at t = 0), so never late by more than the
+/// rounding to S. For the planes lambda_from_plane cannot place; the crossing is known to come by
+/// t_best.
+template <class S>
+S lambda_by_bisection(const WatertightRay<S>& r, const Vec3<double>& a, const Vec3<double>& b, const Vec3<double>& c,
+                      int origin_side, S t_best) {
+  std::uint64_t lo = 0, hi = std::bit_cast<std::uint64_t>(double(t_best));  // non-negative doubles order as their bits
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (detail::plane_side_at(r.origin, r.direction, std::bit_cast<double>(mid), a, b, c) == origin_side)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return static_cast<S>(std::bit_cast<double>(lo));  // rounded to S: at most an ulp of S either way
 }
 
 /// The exact decision for a triangle where a bound above could not tell a sign: the signs of the
@@ -142,7 +162,16 @@ template <class S>
   } else if (sign_of(det) == s && sign_of(t) == s && lambda_accurate(t, det, e, et)) {
     lambda = t / det;
   } else {
+    // The fast λ cannot be trusted: first, exactly, whether the crossing comes by t_best (the
+    // point o + t_best·d is no longer on the origin's side); a plane nearly parallel to the ray
+    // (a fuzz input: a corner at y = 2.2e-308 beside one 1.8e8 away, the ray through a vertex
+    // far past max_lambda) was found crossed at λ = 0. Then λ from the plane, or by bisection
+    // where the plane cannot say, kept within [0, t_best].
+    // (plane_side_at at t = 0 is −side: det[b − a, c − a, o − a] = −det[a − o, b − o, c − o].)
+    if (detail::plane_side_at(r.origin, r.direction, double(t_best), a, b, c) == -side) return false;
     lambda = lambda_from_plane(r, a, b, c);
+    if (!(lambda <= t_best)) lambda = std::isnan(lambda) ? lambda_by_bisection(r, a, b, c, -side, t_best) : t_best;
+    return true;
   }
   return lambda <= t_best;
 }

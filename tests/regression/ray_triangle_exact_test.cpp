@@ -196,6 +196,40 @@ TEST(RayTriangleExact, SignsOverTheWholeExponentRange) {
   EXPECT_GT(tiny_decided, 20000 / 4);  // signs decided by the tiny coordinate alone were really drawn
 }
 
+// plane_side_at (which side of a triangle's plane o + t·d is, t·d unrounded) against 128-bit
+// integers: integer points, t = m / 2^k, so 2^k·det[b − a, c − a, o + t·d − a] =
+// det[b − a, c − a, 2^k·(o − a) + m·d]. Half the cases put o + t·d on the plane exactly.
+TEST(RayTriangleExact, PlaneSideAtEqualsIntegerDeterminants) {
+  std::mt19937_64 rng(20261129);
+  int on_plane = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::uniform_int_distribution<long long> u(-40, 40);
+    auto draw = [&] { return IV{u(rng), u(rng), u(rng)}; };
+    const IV a = draw(), b = draw(), c = draw(), d = draw();
+    const int k = static_cast<int>(rng() % 21);
+    const long long m = static_cast<long long>(rng() % (40ll << k));
+    IV o = draw();
+    if (i % 2 == 0) {  // o + t·d = a + p·(b − a) + q·(c − a) exactly: o = that point − t·d, in 2^-k units
+      const long long p = u(rng), q = u(rng);
+      IV o2;  // 2^k·o
+      for (int j = 0; j < 3; ++j) o2[j] = (a[j] + p * (b[j] - a[j]) + q * (c[j] - a[j])) * (I(1) << k) - m * d[j];
+      // keep o integer: only when 2^k divides every coordinate of 2^k·o
+      bool whole = true;
+      for (int j = 0; j < 3; ++j) whole = whole && o2[j] % (I(1) << k) == 0;
+      if (whole)
+        for (int j = 0; j < 3; ++j) o[j] = o2[j] / (I(1) << k);
+    }
+    IV q;
+    for (int j = 0; j < 3; ++j) q[j] = (o[j] - a[j]) * (I(1) << k) + m * d[j];
+    const int expected = sgn(det3(sub(b, a), sub(c, a), q));
+    const double t = std::ldexp(static_cast<double>(m), -k);
+    ASSERT_EQ(detail::plane_side_at(vec<double>(o), vec<double>(d), t, vec<double>(a), vec<double>(b), vec<double>(c)), expected)
+        << i;
+    on_plane += expected == 0;
+  }
+  EXPECT_GT(on_plane, 20000 / 50);
+}
+
 // The fuzz input itself, through a mesh cast (tree and brute force) and a level: the ray from
 // (−4, −4, −4) along (−4, −4, −4) keeps y ≤ −4, the triangle has y ≥ 0.
 TEST(RayTriangleExact, FuzzFindingSubnormalCornerBesideAFarOne) {
@@ -211,6 +245,24 @@ TEST(RayTriangleExact, FuzzFindingSubnormalCornerBesideAFarOne) {
       opt.brute_force = brute;
       EXPECT_EQ(mesh_ray_cast(m, ray, opt).status, Status::miss) << "brute force " << brute;
     }
+  }
+  // The finding's own ray, along (1, 1, 1): its line meets the triangle at the corner
+  // (0.25, 0.25, 0.25), at λ = 17, and the plane is within 1e-316 of parallel to it, so the plane's
+  // λ rounds to 0/0. Before max_lambda 17 it is a miss; from 17 on a hit at 17 (never earlier).
+  const Ray<double> along{Vec3<double>(-4, -4, -4), Vec3<double>(0.25, 0.25, 0.25)};
+  for (bool brute : {false, true}) {
+    MeshRayOptions<double> opt;
+    opt.back_faces = BackFaces::collide;
+    opt.brute_force = brute;
+    opt.max_lambda = 1;
+    EXPECT_EQ(mesh_ray_cast(m, along, opt).status, Status::miss) << "brute force " << brute;
+    opt.max_lambda = 16.999;
+    EXPECT_EQ(mesh_ray_cast(m, along, opt).status, Status::miss) << "brute force " << brute;
+    opt.max_lambda = 20;
+    const MeshRayHit<double> h = mesh_ray_cast(m, along, opt);
+    ASSERT_EQ(h.status, Status::hit) << "brute force " << brute;
+    EXPECT_LE(h.lambda, 17.0) << "brute force " << brute;
+    EXPECT_GE(h.lambda, 17.0 - 1e-12) << "brute force " << brute;
   }
 }
 
