@@ -202,6 +202,30 @@ inline int plane_side_at(const Vec3<double>& o, const Vec3<double>& d, double t,
   using F = std::conditional_t<kWideExact, long double, double>;
   const Vec3<F> O = o.template cast<F>(), D = d.template cast<F>(), A = a.template cast<F>(), B = b.template cast<F>(),
                 C = c.template cast<F>();
+  if constexpr (kWideExact) {
+    // A filter first: the same 42 products summed plainly in long double, with the sum of their
+    // magnitudes. Each product of three or four doubles is within 3ε of its value (no underflow
+    // or overflow in long double's range), and the sum adds at most 42ε of the magnitudes, so a
+    // sum beyond 64ε·Σ|term| has the exact sum's sign. A bisection's steps far from the crossing
+    // (all but the last few) stop here, in linear time; the expansion below is quadratic.
+    F sum = 0, mag = 0;
+    auto det = [&](F s, F f, const Vec3<F>& x, const Vec3<F>& y, const Vec3<F>& z) {
+      const F terms[6] = {x[0] * y[1] * z[2], -x[0] * y[2] * z[1], x[1] * y[2] * z[0],
+                          -x[1] * y[0] * z[2], x[2] * y[0] * z[1], -x[2] * y[1] * z[0]};
+      for (const F v : terms) {
+        sum += s * f * v;
+        mag += std::abs(f * v);
+      }
+    };
+    det(F(1), F(1), B, C, O);
+    det(F(-1), F(1), B, C, A);
+    det(F(-1), F(1), B, A, O);
+    det(F(-1), F(1), A, C, O);
+    det(F(1), F(t), B, C, D);
+    det(F(-1), F(t), B, A, D);
+    det(F(-1), F(t), A, C, D);
+    if (std::abs(sum) > F(64) * std::numeric_limits<F>::epsilon() * mag) return sum > F(0) ? 1 : -1;
+  }
   ExactSum<F, 240> sum;
   add_det3(sum, F(1), B, C, O);
   add_det3(sum, F(-1), B, C, A);

@@ -103,36 +103,46 @@ template <class S>
   return err <= kLambdaError<S> * std::max(lam, S(1));
 }
 
-/// λ of the ray's crossing with the triangle's plane, (a − o)·n / (d·n), in the wider scalar;
-/// NaN where that cannot say (a plane so nearly parallel to the ray that n·d rounds to zero).
+/// λ of the ray's crossing with the triangle's plane, (a − o)·n / (d·n), in long double, as a
+/// double (a guess for lambda_exact); NaN where that cannot say (n·d rounds to zero).
 template <class S>
-S lambda_from_plane(const WatertightRay<S>& r, const Vec3<double>& a, const Vec3<double>& b, const Vec3<double>& c) {
-  using W = std::conditional_t<(sizeof(S) < sizeof(double)), double, long double>;
+double lambda_from_plane(const WatertightRay<S>& r, const Vec3<double>& a, const Vec3<double>& b, const Vec3<double>& c) {
+  using W = long double;
   const Vec3<W> aw = a.template cast<W>(), ow = r.origin.template cast<W>();
   const Vec3<W> n = (b.template cast<W>() - aw).cross(c.template cast<W>() - aw);
   const W l = (aw - ow).dot(n) / r.direction.template cast<W>().dot(n);
-  return std::isfinite(l) ? static_cast<S>(std::max(l, W(0))) : std::numeric_limits<S>::quiet_NaN();
+  return std::isfinite(l) ? static_cast<double>(std::max(l, W(0))) : std::numeric_limits<double>::quiet_NaN();
 }
 
-/// λ of the crossing by bisection on the exact side of o + t·d (detail::plane_side_at) over the
-/// doubles of [0, t_best] (at most 64 steps, on their bit patterns): the last t still on the
-/// origin's side (`origin_side`, plane_side_at's sign at t = 0), so never late by more than the
-/// rounding to S. For the planes lambda_from_plane cannot place; the crossing is known to come by
-/// t_best.
+/// λ of the crossing with the plane through a, b, c, exact to a double: the last double t at
+/// which o + t·d is still on the origin's side (`origin_side`: detail::plane_side_at's sign at
+/// t = 0, non-zero), rounded to S; false when o + t·d stays on that side for every finite t.
+/// `guess` (lambda_from_plane's, or NaN) is kept when the exact sides on either side of it
+/// confirm it; else bisection over the non-negative doubles (at most 64 steps, on their bit
+/// patterns, which order as the values). The answer depends on the ray and the triangle alone,
+/// never on t_best, so a tie between two triangles is decided the same way in any order.
 template <class S>
-S lambda_by_bisection(const WatertightRay<S>& r, const Vec3<double>& a, const Vec3<double>& b, const Vec3<double>& c,
-                      int origin_side, S t_best) {
-  std::uint64_t lo = 0, hi = std::bit_cast<std::uint64_t>(double(t_best));  // non-negative doubles order as their bits
+bool lambda_exact(const WatertightRay<S>& r, const Vec3<double>& a, const Vec3<double>& b, const Vec3<double>& c,
+                  int origin_side, double guess, S& lambda) {
+  auto before = [&](std::uint64_t bits) {  // o + t·d still on the origin's side
+    return detail::plane_side_at(r.origin, r.direction, std::bit_cast<double>(bits), a, b, c) == origin_side;
+  };
+  std::uint64_t lo = 0, hi = std::bit_cast<std::uint64_t>(std::numeric_limits<double>::max());
+  if (guess >= 0.0 && guess <= std::numeric_limits<double>::max()) {
+    const std::uint64_t g = std::bit_cast<std::uint64_t>(guess);
+    if (g > 0 && before(g - 1) && !before(g)) {
+      lambda = static_cast<S>(std::bit_cast<double>(g - 1));
+      return true;
+    }
+  }
+  if (before(hi)) return false;  // no crossing at any finite λ
   while (hi - lo > 1) {
     const std::uint64_t mid = lo + (hi - lo) / 2;
-    if (detail::plane_side_at(r.origin, r.direction, std::bit_cast<double>(mid), a, b, c) == origin_side)
-      lo = mid;
-    else
-      hi = mid;
+    (before(mid) ? lo : hi) = mid;
   }
-  return static_cast<S>(std::bit_cast<double>(lo));  // rounded to S: at most an ulp of S either way
+  lambda = static_cast<S>(std::bit_cast<double>(lo));
+  return true;
 }
-
 /// The exact decision for a triangle where a bound above could not tell a sign: the signs of the
 /// three edge functions and of the crossing's λ from exact determinants, and λ from the plane in a
 /// wider scalar when the fast one has the wrong sign or is not accurate (lambda_accurate). Rare (a ray within rounding of an edge, a
@@ -162,16 +172,13 @@ template <class S>
   } else if (sign_of(det) == s && sign_of(t) == s && lambda_accurate(t, det, e, et)) {
     lambda = t / det;
   } else {
-    // The fast λ cannot be trusted: first, exactly, whether the crossing comes by t_best (the
-    // point o + t_best·d is no longer on the origin's side); a plane nearly parallel to the ray
-    // (a fuzz input: a corner at y = 2.2e-308 beside one 1.8e8 away, the ray through a vertex
-    // far past max_lambda) was found crossed at λ = 0. Then λ from the plane, or by bisection
-    // where the plane cannot say, kept within [0, t_best].
+    // The fast λ cannot be trusted: λ from the plane, confirmed (or else found) by the exact
+    // side of the ray's points from the plane (lambda_exact). Until 2026-11-28 the plane's λ was
+    // taken as it came, and 0 where it was not finite: a plane within 1e-316 of parallel to the
+    // ray (a fuzz input: a corner at y = 2.2e-308 beside one 1.8e8 away), which the ray meets at
+    // a corner at λ = 17, was found crossed at λ = 0 with max_lambda 1.
     // (plane_side_at at t = 0 is −side: det[b − a, c − a, o − a] = −det[a − o, b − o, c − o].)
-    if (detail::plane_side_at(r.origin, r.direction, double(t_best), a, b, c) == -side) return false;
-    lambda = lambda_from_plane(r, a, b, c);
-    if (!(lambda <= t_best)) lambda = std::isnan(lambda) ? lambda_by_bisection(r, a, b, c, -side, t_best) : t_best;
-    return true;
+    if (!lambda_exact(r, a, b, c, -side, double(lambda_from_plane(r, a, b, c)), lambda)) return false;
   }
   return lambda <= t_best;
 }

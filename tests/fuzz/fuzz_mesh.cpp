@@ -13,6 +13,14 @@ namespace {
 using namespace impact;
 using namespace impact::fuzz;
 
+/// Brute force's GJK gave up on a triangle (max_iterations: a proven bound, no claim of contact)
+/// that the tree's boxes culled (miss). Not a disagreement about contact (fuzz_mesh, 2026-11-28:
+/// the seed corpus's mesh/shape_cast_brute_gave_up_tree_culled, a shape cast with sizes of 1e12).
+template <class Hit>
+bool brute_gave_up_where_tree_culled(const Hit& brute, const Hit& tree) {
+  return brute.status == Status::max_iterations && tree.status == Status::miss;
+}
+
 /// Every mesh query validates all of its input before any early answer (an empty mesh, an
 /// overlap at t = 0, a path whose box misses every node), so its verdict is exactly the target's.
 /// (Until 2026-11-25 it did not, and this returned `unknown` for invalid input.)
@@ -106,10 +114,11 @@ void run(const TriangleMesh<S>& m, FuzzedDataProvider& p) {
           const MeshCastHit<S> b2 = mesh_shape_cast(m, s, q, vs, nearer);
           nearer.brute_force = false;
           const MeshCastHit<S> h2 = mesh_shape_cast(m, s, q, vs, nearer);
-          IMPACT_REQUIRE(b2.status == h2.status);
+          IMPACT_REQUIRE(b2.status == h2.status || brute_gave_up_where_tree_culled(b2, h2));
           break;
         }
-        IMPACT_REQUIRE(b.status == h.status);
+        IMPACT_REQUIRE(b.status == h.status || brute_gave_up_where_tree_culled(b, h));
+        if (b.status != h.status) break;
         if (h.status != Status::miss) IMPACT_REQUIRE(b.toi == h.toi);
         break;
       }

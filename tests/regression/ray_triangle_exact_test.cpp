@@ -196,6 +196,37 @@ TEST(RayTriangleExact, SignsOverTheWholeExponentRange) {
   EXPECT_GT(tiny_decided, 20000 / 4);  // signs decided by the tiny coordinate alone were really drawn
 }
 
+// A second fuzz_level input on the same corners: the triangle twice, in both windings, a ray
+// meeting it where the plane's λ is not trusted. The exact path compared the crossing with the
+// best time so far, so the answer depended on the order triangles came in: the tree took one
+// winding at one λ, brute force the other at a λ 1e-20 later. λ now depends on the ray and the
+// triangle alone (lambda_exact), and the tie goes to the lower index in both.
+TEST(RayTriangleExact, FuzzFindingBothWindingsAnswerInAnyOrder) {
+  TriangleMesh<double> m;
+  m.vertices = {{-179846448.19838297, 2.2250738585072014e-308, -0.0}, {0.25, 0.25, 0.25}, {-4, -23580.425755507495, 3.25}};
+  m.triangles = {{1, 2, 0}, {2, 1, 0}};
+  ASSERT_EQ(build_mesh(m), "");
+  const Ray<double> ray{Vec3<double>(-4, 0.25, 0.25), Vec3<double>(-4, -4, -4)};
+  MeshRayOptions<double> opt;
+  opt.back_faces = BackFaces::collide;
+  const MeshRayHit<double> tree = mesh_ray_cast(m, ray, opt);
+  opt.brute_force = true;
+  const MeshRayHit<double> brute = mesh_ray_cast(m, ray, opt);
+  ASSERT_EQ(tree.status, Status::hit);
+  ASSERT_EQ(brute.status, Status::hit);
+  EXPECT_EQ(tree.lambda, brute.lambda);
+  EXPECT_EQ(tree.triangle, 0u);
+  EXPECT_EQ(brute.triangle, 0u);
+  // Each winding alone gives the same λ.
+  for (std::uint32_t k : {0u, 1u}) {
+    TriangleMesh<double> one;
+    one.vertices = m.vertices;
+    one.triangles = {m.triangles[k]};
+    ASSERT_EQ(build_mesh(one), "");
+    EXPECT_EQ(mesh_ray_cast(one, ray, opt).lambda, brute.lambda) << k;
+  }
+}
+
 // plane_side_at (which side of a triangle's plane o + t·d is, t·d unrounded) against 128-bit
 // integers: integer points, t = m / 2^k, so 2^k·det[b − a, c − a, o + t·d − a] =
 // det[b − a, c − a, 2^k·(o − a) + m·d]. Half the cases put o + t·d on the plane exactly.
