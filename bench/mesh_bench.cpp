@@ -94,7 +94,7 @@ std::vector<SegmentDesc> level_rays(std::uint64_t seed, double length, int count
 void finish(MeshScene& s) {
   s.md = impact_scenes::to_mesh<double>(s.data);
   s.mf = impact_scenes::to_mesh<float>(s.data);
-  s.mf_sah = impact_scenes::to_mesh<float>(s.data, {.split = impact::MeshSplit::sah, .leaf_size = std::getenv("LEAF") ? std::atoi(std::getenv("LEAF")) : 4});
+  s.mf_sah = impact_scenes::to_mesh<float>(s.data, {.split = impact::MeshSplit::sah});
   for (const V& v : s.data.vertices) s.desc.vertices.push_back({float(v.x()), float(v.y()), float(v.z())});
   s.desc.triangles = s.data.triangles;
   s.embree = std::make_unique<EmbreePeer>(s.desc);
