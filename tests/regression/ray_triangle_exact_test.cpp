@@ -19,9 +19,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <random>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -55,6 +58,84 @@ TEST(RayTriangleExact, FuzzFindingParallelToAFarPlane) {
       EXPECT_EQ(mesh_ray_cast(m, ray, opt).status, Status::miss) << "brute force " << brute;
     }
   }
+}
+
+// ExactSum itself, long enough to be compressed many times (more than 12 components), with heavy
+// cancellation: terms m·2^k (|m| < 2^40, k < 60) and their negatives give or take one unit,
+// against the same sum in 128-bit integers; in double and in long double.
+template <class F>
+void exact_sum_battery(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  int zeros = 0;
+  for (int i = 0; i < 3000; ++i) {
+    detail::ExactSum<F, 240> sum;
+    I exact = 0;
+    std::vector<std::pair<long long, int>> terms;  // m·2^k
+    const int n = 20 + static_cast<int>(rng() % 100);
+    for (int k = 0; k < n; ++k) {
+      long long m;
+      int e;
+      if (!terms.empty() && rng() % 3 == 0) {  // cancel an earlier term, give or take one unit
+        const auto [m0, e0] = terms[rng() % terms.size()];
+        m = -m0;
+        e = e0;
+        const int unit = static_cast<int>(rng() % 3) - 1;
+        sum.add_product(F(unit), F(1), F(1));
+        exact += unit;
+      } else {
+        m = static_cast<long long>(rng() % (1ull << 40)) - (1ll << 39);
+        e = static_cast<int>(rng() % 60);
+      }
+      terms.emplace_back(m, e);
+      sum.add_product(F(static_cast<double>(m)), F(std::ldexp(1.0, e)), F(1));  // m < 2^40: exact
+      exact += I(m) << e;
+    }
+    if (i % 2 == 0) {  // cancel the whole sum but for a unit or none, in chunks of 40 bits
+      I r = -exact + I(static_cast<int>(rng() % 3) - 1);
+      while (r != 0) {
+        int bits = 0;
+        for (I a = r < 0 ? -r : r; a != 0; a >>= 1) ++bits;
+        const int e = std::max(0, bits - 40);
+        const I m = r >> e;  // floor: r − m·2^e in [0, 2^e)
+        sum.add_product(F(static_cast<double>(static_cast<long long>(m))), F(std::ldexp(1.0, e)), F(1));
+        exact += m << e;
+        r -= m << e;
+      }
+    }
+    ASSERT_EQ(sum.sign(), sgn(exact)) << i;
+    zeros += exact == 0;
+  }
+  EXPECT_GT(zeros, 0);  // some sums cancel exactly
+}
+// Terms spread over 2^-900 … 2^900 (a value that needs dozens of components: the expansion is
+// compressed again and again), each added with its negation in a shuffled order, and one more
+// term t (zero a tenth of the time) whose sign is then the sum's.
+template <class F>
+void spread_sum_battery(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 2000; ++i) {
+    std::vector<F> adds;
+    const int n = 10 + static_cast<int>(rng() % 100);
+    for (int k = 0; k < n; ++k) {
+      const double m = static_cast<double>(static_cast<long long>(rng() % (1ull << 40)) - (1ll << 39));
+      const F x = static_cast<F>(std::ldexp(m, static_cast<int>(rng() % 1801) - 900));
+      adds.push_back(x);
+      adds.push_back(-x);
+    }
+    const int expected = i % 10 == 0 ? 0 : (rng() % 2 ? 1 : -1);
+    adds.push_back(static_cast<F>(std::ldexp(double(expected), static_cast<int>(rng() % 1801) - 900)));
+    std::shuffle(adds.begin(), adds.end(), rng);
+    detail::ExactSum<F, 240> sum;
+    for (const F x : adds) sum.add_product(x, F(1), F(1));
+    ASSERT_EQ(sum.sign(), expected) << i;
+  }
+}
+
+TEST(RayTriangleExact, ExactSumsWithHeavyCancellation) {
+  exact_sum_battery<double>(41);
+  exact_sum_battery<long double>(42);
+  spread_sum_battery<double>(43);
+  spread_sum_battery<long double>(44);
 }
 
 // The exact signs against 128-bit integers, on coordinates with many exact degeneracies, scaled
