@@ -130,15 +130,28 @@ class ExactSum {
   int limit_ = kCompressAbove;
 };
 
+/// Calls f(±s·x_i, y_j, z_k) for the six terms of s·det[x, y, z] (rows): the one place that
+/// spells out the determinant's expansion, for the exact sums and plane_side_at's filter.
+template <class F, class Term>
+inline void for_each_det3_term(F s, const Vec3<F>& x, const Vec3<F>& y, const Vec3<F>& z, Term&& f) {
+  f(s * x[0], y[1], z[2]);
+  f(-s * x[0], y[2], z[1]);
+  f(s * x[1], y[2], z[0]);
+  f(-s * x[1], y[0], z[2]);
+  f(s * x[2], y[0], z[1]);
+  f(-s * x[2], y[1], z[0]);
+}
+
 /// Adds s·det[x, y, z] (rows) to the sum: six exact products.
 template <class F, int N>
 inline void add_det3(ExactSum<F, N>& sum, F s, const Vec3<F>& x, const Vec3<F>& y, const Vec3<F>& z) {
-  sum.add_product(s * x[0], y[1], z[2]);
-  sum.add_product(-s * x[0], y[2], z[1]);
-  sum.add_product(s * x[1], y[2], z[0]);
-  sum.add_product(-s * x[1], y[0], z[2]);
-  sum.add_product(s * x[2], y[0], z[1]);
-  sum.add_product(-s * x[2], y[1], z[0]);
+  for_each_det3_term(s, x, y, z, [&](F a, F b, F c) { sum.add_product(a, b, c); });
+}
+
+/// v scaled by s (a power of two), in F: exact.
+template <class F>
+inline Vec3<F> scaled(const Vec3<double>& v, double s) {
+  return v.template cast<F>() * F(s);
 }
 
 /// The scale that brings a group of points to about 1, and whether their coordinates' dynamic
@@ -174,8 +187,7 @@ inline constexpr bool kWideExact = std::numeric_limits<long double>::min_exponen
 /// Sign of det[p − o, q − o, d] in F, the points scaled by sp and d by sd (in F: exact).
 template <class F>
 int edge_side_in(const Vec3<double>& o, const Vec3<double>& p, const Vec3<double>& q, const Vec3<double>& d, double sp, double sd) {
-  const Vec3<F> O = o.template cast<F>() * F(sp), P = p.template cast<F>() * F(sp), Q = q.template cast<F>() * F(sp);
-  const Vec3<F> D = d.template cast<F>() * F(sd);
+  const Vec3<F> O = scaled<F>(o, sp), P = scaled<F>(p, sp), Q = scaled<F>(q, sp), D = scaled<F>(d, sd);
   ExactSum<F, 72> sum;
   add_det3(sum, F(1), P, Q, D);
   add_det3(sum, F(-1), O, Q, D);
@@ -186,8 +198,7 @@ int edge_side_in(const Vec3<double>& o, const Vec3<double>& p, const Vec3<double
 /// Sign of det[a − o, b − o, c − o] in F, the points scaled by s.
 template <class F>
 int orientation_in(const Vec3<double>& o, const Vec3<double>& a, const Vec3<double>& b, const Vec3<double>& c, double s) {
-  const Vec3<F> O = o.template cast<F>() * F(s), A = a.template cast<F>() * F(s), B = b.template cast<F>() * F(s);
-  const Vec3<F> C = c.template cast<F>() * F(s);
+  const Vec3<F> O = scaled<F>(o, s), A = scaled<F>(a, s), B = scaled<F>(b, s), C = scaled<F>(c, s);
   ExactSum<F, 96> sum;
   add_det3(sum, F(1), A, B, C);
   add_det3(sum, F(-1), O, B, C);
@@ -214,18 +225,12 @@ inline int orientation(const Vec3<double>& o, const Vec3<double>& a, const Vec3<
 /// first, exactly, then each half times y and z).
 template <class F, int N>
 inline void add_det3_times(ExactSum<F, N>& sum, F s, F t, const Vec3<F>& x, const Vec3<F>& y, const Vec3<F>& z) {
-  auto add4 = [&](F a, F b, F c) {
+  for_each_det3_term(s, x, y, z, [&](F a, F b, F c) {
     F p, pe;
     ExactSum<F, N>::two_product(t, a, p, pe);
     sum.add_product(p, b, c);
     sum.add_product(pe, b, c);
-  };
-  add4(s * x[0], y[1], z[2]);
-  add4(-s * x[0], y[2], z[1]);
-  add4(s * x[1], y[2], z[0]);
-  add4(-s * x[1], y[0], z[2]);
-  add4(s * x[2], y[0], z[1]);
-  add4(-s * x[2], y[1], z[0]);
+  });
 }
 
 /// Sign of det[b − a, c − a, (o + t·d) − a], exactly (o + t·d not rounded): which side of the
@@ -238,8 +243,8 @@ inline void add_det3_times(ExactSum<F, N>& sum, F s, F t, const Vec3<F>& x, cons
 inline int plane_side_at(const Vec3<double>& o, const Vec3<double>& d, double t, const Vec3<double>& a,
                          const Vec3<double>& b, const Vec3<double>& c) {
   using F = std::conditional_t<kWideExact, long double, double>;
-  const Vec3<F> O = o.template cast<F>(), D = d.template cast<F>(), A = a.template cast<F>(), B = b.template cast<F>(),
-                C = c.template cast<F>();
+  const Vec3<F> O = scaled<F>(o, 1.0), D = scaled<F>(d, 1.0), A = scaled<F>(a, 1.0), B = scaled<F>(b, 1.0),
+                C = scaled<F>(c, 1.0);
   if constexpr (kWideExact) {
     // A filter first: the same 42 products summed plainly in long double, with the sum of their
     // magnitudes. Each product of three or four doubles is within 3ε of its value (no underflow
@@ -248,12 +253,11 @@ inline int plane_side_at(const Vec3<double>& o, const Vec3<double>& d, double t,
     // (all but the last few) stop here, in linear time; the expansion below is quadratic.
     F sum = 0, mag = 0;
     auto det = [&](F s, F f, const Vec3<F>& x, const Vec3<F>& y, const Vec3<F>& z) {
-      const F terms[6] = {x[0] * y[1] * z[2], -x[0] * y[2] * z[1], x[1] * y[2] * z[0],
-                          -x[1] * y[0] * z[2], x[2] * y[0] * z[1], -x[2] * y[1] * z[0]};
-      for (const F v : terms) {
-        sum += s * f * v;
-        mag += std::abs(f * v);
-      }
+      for_each_det3_term(s, x, y, z, [&](F a, F b, F c) {
+        const F v = f * (a * b * c);
+        sum += v;
+        mag += std::abs(v);
+      });
     };
     det(F(1), F(1), B, C, O);
     det(F(-1), F(1), B, C, A);
