@@ -199,17 +199,25 @@ struct RayQuery {
   }
 };
 
-}  // namespace mesh_detail
-
+/// Checks a mesh ray and gives the answers that need no search: false when `out` is already the
+/// answer (invalid input; a zero direction, a miss); true when `out` is a miss yet to be searched.
 template <class S>
-MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& mesh, const Ray<S>& ray, const MeshRayOptions<S>& opt) {
-  const MeshTree<S>& m = detail::MeshAccess::tree(mesh);
-  using namespace mesh_detail;
-  MeshRayHit<S> out;
-  if (auto e = ray_input_error(ray, opt); !e.empty()) [[unlikely]]
-    return out.error = std::move(e), out;
+bool ray_needs_search(const Ray<S>& ray, const MeshRayOptions<S>& opt, MeshRayHit<S>& out) {
+  out = MeshRayHit<S>{};
+  if (auto e = ray_input_error(ray, opt); !e.empty()) [[unlikely]] {
+    out.error = std::move(e);
+    return false;
+  }
   out.status = Status::miss;
-  if (ray.direction == Vec3<S>::Zero()) return out;
+  return ray.direction != Vec3<S>::Zero();
+}
+
+/// mesh_ray_cast, with the hit's normal left zero unless `normals`.
+template <class S>
+MeshRayHit<S> ray_cast_one(const TriangleMesh<S>& mesh, const Ray<S>& ray, const MeshRayOptions<S>& opt, bool normals) {
+  const MeshTree<S>& m = detail::MeshAccess::tree(mesh);
+  MeshRayHit<S> out;
+  if (!ray_needs_search(ray, opt, out)) return out;
   RayQuery<S> q(ray, opt.back_faces);
   S best = opt.max_lambda;
   if (opt.brute_force) {
@@ -221,7 +229,14 @@ MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& mesh, const Ray<S>& ray, cons
     const Segment3<S> seg(ray.origin, ray.direction, Vec3<S>::Zero(), Vec3<S>::Zero());
     walk_leaves(m, seg, best, [&](std::uint32_t first, std::uint32_t count, S& t_best) { q.leaf(m, first, count, t_best); });
   }
-  return q.answer(m, ray, best);
+  return q.answer(m, ray, best, normals);
+}
+
+}  // namespace mesh_detail
+
+template <class S>
+MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& mesh, const Ray<S>& ray, const MeshRayOptions<S>& opt) {
+  return mesh_detail::ray_cast_one(mesh, ray, opt, true);
 }
 
 namespace mesh_detail {
@@ -235,10 +250,7 @@ void mesh_ray_cast_many(const TriangleMesh<S>& mesh, std::span<const Ray<S>> ray
   const bool one_origin =
       std::all_of(rays.begin(), rays.end(), [&](const Ray<S>& r) { return r.origin == rays.front().origin; });
   if (opt.brute_force || one_origin) {
-    for (std::size_t i = 0; i < rays.size(); ++i) {
-      out[i] = mesh_ray_cast(mesh, rays[i], opt);
-      if (!normals) out[i].normal.setZero();
-    }
+    for (std::size_t i = 0; i < rays.size(); ++i) out[i] = ray_cast_one(mesh, rays[i], opt, normals);
     return;
   }
   const MeshTree<S>& m = detail::MeshAccess::tree(mesh);
@@ -251,19 +263,11 @@ void mesh_ray_cast_many(const TriangleMesh<S>& mesh, std::span<const Ray<S>> ray
         m, n,
         [&](std::size_t i, Segment3<S>& seg, S& t_best) {
           const Ray<S>& ray = rays[base + i];
-          MeshRayHit<S>& o = out[base + i];
-          o = MeshRayHit<S>{};
-          walked[i] = false;
-          if (auto e = ray_input_error(ray, opt); !e.empty()) [[unlikely]] {
-            o.error = std::move(e);
-            return false;
-          }
-          o.status = Status::miss;
-          if (ray.direction == Vec3<S>::Zero()) return false;
+          walked[i] = ray_needs_search(ray, opt, out[base + i]);
+          if (!walked[i]) return false;
           queries[i] = RayQuery<S>(ray, opt.back_faces);
           seg = Segment3<S>(ray.origin, ray.direction, Vec3<S>::Zero(), Vec3<S>::Zero());
           t_best = opt.max_lambda;
-          walked[i] = true;
           return true;
         },
         [&](std::size_t i, std::uint32_t first, std::uint32_t count, S& t_best) { queries[i].leaf(m, first, count, t_best); },

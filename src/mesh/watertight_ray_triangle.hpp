@@ -143,9 +143,10 @@ bool lambda_exact(const WatertightRay<S>& r, const Vec3<double>& a, const Vec3<d
   lambda = static_cast<S>(std::bit_cast<double>(lo));
   return true;
 }
+
 /// The exact decision for a triangle where a bound above could not tell a sign: the signs of the
-/// three edge functions and of the crossing's λ from exact determinants, and λ from the plane in a
-/// wider scalar when the fast one has the wrong sign or is not accurate (lambda_accurate). Rare (a ray within rounding of an edge, a
+/// three edge functions and of the crossing's λ from exact determinants, and λ exact to a double
+/// (lambda_exact) when the fast one has the wrong sign or is not accurate (lambda_accurate). Rare (a ray within rounding of an edge, a
 /// ray parallel to the plane, an origin on the plane), so it is kept out of line.
 template <class S>
 [[gnu::noinline]] bool ray_triangle_exact(const WatertightRay<S>& r, const PackedTriangle<S>& tri, BackFaces bf,
@@ -178,7 +179,7 @@ template <class S>
     // ray (a fuzz input: a corner at y = 2.2e-308 beside one 1.8e8 away), which the ray meets at
     // a corner at λ = 17, was found crossed at λ = 0 with max_lambda 1.
     // (plane_side_at at t = 0 is −side: det[b − a, c − a, o − a] = −det[a − o, b − o, c − o].)
-    if (!lambda_exact(r, a, b, c, -side, double(lambda_from_plane(r, a, b, c)), lambda)) return false;
+    if (!lambda_exact(r, a, b, c, -side, lambda_from_plane(r, a, b, c), lambda)) return false;
   }
   return lambda <= t_best;
 }
