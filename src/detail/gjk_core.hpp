@@ -48,11 +48,21 @@ Vec3<S> simplex_normal(const Johnson<S>& w, const Vec3<S>& v) {
   for (int i = 0; i < 4; ++i)
     if (w.bits & (1u << i)) idx[n++] = i;
   Vec3<S> d = Vec3<S>::Zero();
+  // Every choice of corner gives the same vector exactly; in rounding, the short one does best.
+  // A sliver 1e11 long had its normal from the two long edges, and the edge perpendicular from
+  // the far vertex: both lost all but five digits to cancellation (GJK then answered 2.07 for a
+  // distance of 0.97; see tests/regression/raycast_stall_overlap_test.cpp).
   if (n == 3) {
-    d = (w.y[idx[1]] - w.y[idx[0]]).cross(w.y[idx[2]] - w.y[idx[0]]);
+    // The corner opposite the longest edge: its two edges are the short ones.
+    const Vec3<S> e[3] = {w.y[idx[2]] - w.y[idx[1]], w.y[idx[0]] - w.y[idx[2]], w.y[idx[1]] - w.y[idx[0]]};
+    int k = 0;
+    for (int i = 1; i < 3; ++i)
+      if (e[i].squaredNorm() > e[k].squaredNorm()) k = i;
+    d = e[(k + 1) % 3].cross(e[(k + 2) % 3]);
   } else if (n == 2) {
     const Vec3<S> e = w.y[idx[1]] - w.y[idx[0]];
-    d = e.cross(w.y[idx[0]].cross(e));  // in the plane of the edge and the origin, ⊥ e
+    const Vec3<S>& y = w.y[idx[0]].squaredNorm() <= w.y[idx[1]].squaredNorm() ? w.y[idx[0]] : w.y[idx[1]];
+    d = e.cross(y.cross(e));  // in the plane of the edge and the origin, ⊥ e
   } else if (n == 1) {
     d = v;
   }
@@ -269,6 +279,33 @@ template <class S, class A, class B>
   g.stalled = true;
 }
 
+/// The support point along −v is already in W, yet the duality gap is open: v's direction is
+/// off. v is a combination of W's vertices, so its absolute error is a few ε·‖y‖max: on a sliver
+/// 1e11 long that tilted it by 5e-6 rad, the support along it came back to the far vertex, and
+/// the descent stopped at 2.07 for a distance of 0.97. W's own geometry (simplex_normal: cross
+/// products of its short edges) gives the direction without that error; the support along it is
+/// a proven lower bound, and when it is a new point the descent goes on from it (`w`, `pa`, `pb`
+/// replaced). False when there is nothing better to try.
+template <class S, class A, class B>
+[[gnu::always_inline]] inline bool gjk_reaim(GjkDescent<S>& g, CsoSupport<S, A, B>& support, Vec3<S>& w, Vec3<S>& pa,
+                                             Vec3<S>& pb) {
+  const Johnson<S>& simplex = g.simplex;
+  if (!(simplex.bits & (simplex.bits - 1u))) return false;  // a single vertex: v is exact
+  const Vec3<S> d = simplex_normal(simplex, g.v);
+  const S dd = d.squaredNorm();
+  if (!(dd > S(0))) return false;
+  Vec3<S> qa, qb;
+  const Vec3<S> x = support(-d, qa, qb);
+  const S dx = d.dot(x);
+  if (dx > S(0) && dx * dx * g.lower_vv > g.lower_vw * g.lower_vw * dd) {
+    g.lower_vw = dx;
+    g.lower_vv = dd;
+  }
+  if (simplex.contains(x)) return false;
+  w = x, pa = qa, pb = qb;
+  return true;
+}
+
 /// GjkOptions::apart_beyond's early stop, from v and the support point w along −v: the lower
 /// bound l = v·w/‖v‖ − radii exceeds `beyond` and ‖v‖ − v·w/‖v‖ ≤ (l − beyond)/8. Multiplied
 /// through by ‖v‖ (one square root, only once v·w is past the first test).
@@ -299,7 +336,7 @@ template <bool Boolean, class S, class A, class B>
     }
     ++g.it;
     Vec3<S> pa, pb;
-    const Vec3<S> w = support(-g.v, pa, pb);
+    Vec3<S> w = support(-g.v, pa, pb);
     const S vw = g.v.dot(w);
     if (vw > S(0) && vw * vw * g.lower_vv > g.lower_vw * g.lower_vw * g.vv) {
       g.lower_vw = vw;
@@ -313,7 +350,8 @@ template <bool Boolean, class S, class A, class B>
       }
     }
     // Relative termination: ||v|| − v·w/||v|| ≤ rel·||v||.
-    if (g.vv - vw <= opt.relative_tolerance * g.vv || simplex.contains(w)) {
+    if (g.vv - vw <= opt.relative_tolerance * g.vv ||
+        (simplex.contains(w) && !gjk_reaim(g, support, w, pa, pb))) {
       g.status = Status::separated;
       return;
     }

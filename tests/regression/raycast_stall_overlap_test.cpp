@@ -13,6 +13,12 @@
 // slivers up to 1e9 long, against the point–triangle distance computed in long double by
 // projection: overlapping at t = 0 exactly when within the target, a hit never before the time the
 // distance reaches the target along a straight path (never late is the other tests' business).
+//
+// The second finding (2026-11-28) was a hit the ray cast's progress guard reported mid-sweep with
+// witnesses 6.4 apart; its battery moves the point past slivers up to 1e12 long and checks hits,
+// misses and times against the long-double distance along the path. It also found GJK distance
+// stopping at 2.07 for 0.97 on such a sliver (an inaccurate v whose support came back to W):
+// detail/gjk_core.hpp's gjk_reaim.
 #include <impact/cast.hpp>
 #include <impact/mesh.hpp>
 
@@ -104,6 +110,113 @@ TEST(RaycastStallOverlap, SliversAgainstLongDoubleDistance) {
   }
   EXPECT_GT(overlaps, 600);
   EXPECT_GT(apart, 600);
+}
+
+/// The least long-double distance from p0 + t·v (t in [0, 1]) to the triangle, and its first
+/// time within `target`: the distance is convex in t, so a ternary search finds its minimum and
+/// a bisection before it the first time it reaches the target (−1: never).
+struct PathDistance {
+  long double least;
+  long double first;
+};
+PathDistance path_distance(const L& p0, const L& v, const L& a, const L& b, const L& c, long double target) {
+  auto d = [&](long double t) { return point_triangle(p0 + t * v, a, b, c); };
+  long double lo = 0, hi = 1;
+  for (int i = 0; i < 200; ++i) {
+    const long double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+    if (d(m1) <= d(m2)) hi = m2;
+    else lo = m1;
+  }
+  const long double tmin = (lo + hi) / 2;
+  PathDistance out{std::min({d(0), d(1), d(tmin)}), -1};
+  if (out.least > target) return out;
+  if (d(0) <= target) return out.first = 0, out;
+  long double x = 0, y = tmin;  // d(x) > target >= d(y)
+  for (int i = 0; i < 200; ++i) {
+    const long double m = (x + y) / 2;
+    if (d(m) > target) x = m;
+    else y = m;
+  }
+  out.first = y;
+  return out;
+}
+
+// Found by fuzzing (fuzz_mesh, mesh_shape_cast in double, target 0): a point placed by a
+// TransformedShape, moving at 3,830 a step past a triangle with a corner at y = 1e12. The tree of
+// bins culled the triangle and answered miss; brute force's shape cast answered a hit at
+// t = 1.8e-4 with witnesses 6.4 apart (the point never comes nearer than 4.5): the GJK ray
+// cast's progress guards stop with a hit where rounding stalls Johnson's sub-algorithm. A hit's
+// witnesses are now checked, then GJK distance, and refuted, conservative advancement answers.
+TEST(RaycastStallOverlap, HitWithWitnessesApartFuzzFinding) {
+  const Pose<double> inner{V(3.5, -3.75, -0.5), Quat<double>(0.66950409203778949, -0.049410831855990635,
+                                                             0.00014792729296462436, -0.74116247783985945)};
+  const Shape<double> s = TransformedShape<double>{std::make_shared<const Shape<double>>(Point<double>{}), inner};
+  const Pose<double> pose{V(3.75, 3.75, 3.75), Quat<double>(0.98191218500313893, 0.14664451475104917,
+                                                            -0.024101752292841727, -0.11731561180083934)};
+  const V v(-2.75, 3830.4350689660855, 0);
+  const V a(0.25, 0.25, 0.25), b(-2.5, 1e12, 0.25), c(3.75, 3.75, -1.5);
+  const CastHit<double> h = shape_cast<double>(s, pose, v, Triangle<double>{a, b, c}, Pose<double>{}, V::Zero(), {});
+  EXPECT_EQ(h.status, Status::miss);
+  TriangleMesh<double> m;
+  m.vertices = {a, b, c};
+  m.triangles = {{0, 1, 2}};
+  ASSERT_EQ(build_mesh(m), "");
+  for (bool brute : {false, true}) {
+    MeshShapeOptions<double> mo;
+    mo.brute_force = brute;
+    EXPECT_EQ(mesh_shape_cast(m, s, pose, v, mo).status, Status::miss) << "brute force " << brute;
+  }
+}
+
+// A point (placed by a TransformedShape, so GJK runs) moving past random slivers up to 1e12
+// long, against the long-double distance along its path: a hit exactly when the path comes
+// within the target, at a time when the distance is the target (within a thousandth) and no
+// later than the first such time.
+TEST(RaycastStallOverlap, MovingPointPastSliversAgainstLongDoubleDistance) {
+  std::mt19937_64 rng(78);
+  std::uniform_real_distribution<double> u(-1, 1), far_exp(5, 12), dist(0.5, 10), speed(1, 20);
+  const double target = 2, near = 1e-3;
+  int hits = 0, misses = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const V a(u(rng), u(rng), u(rng)), b = a + V(u(rng), u(rng), u(rng)) * 2;
+    const V c = a + V(u(rng), u(rng), u(rng)).normalized() * std::pow(10.0, far_exp(rng)) + V(u(rng), u(rng), u(rng));
+    const V p0 = a + (b - a) * (0.5 + 0.5 * u(rng)) + V(u(rng), u(rng), u(rng)).normalized() * dist(rng);
+    const V v = V(u(rng), u(rng), u(rng)).normalized() * speed(rng);
+    const L la = a.cast<long double>(), lb = b.cast<long double>(), lc = c.cast<long double>();
+    const PathDistance pd = path_distance(p0.cast<long double>(), v.cast<long double>(), la, lb, lc, target);
+    const double start = static_cast<double>(point_triangle(p0.cast<long double>(), la, lb, lc));
+    if (std::abs(static_cast<double>(pd.least) - target) < near || std::abs(start - target) < near)
+      continue;  // too near the target to call
+    // GJK resolves distances to 64 ulps of the coordinates; conservative advancement honours the
+    // tolerance at that floor (src/cast/conservative_advancement.hpp).
+    const double close = 1e-3 + 64 * std::numeric_limits<double>::epsilon() * c.norm();
+    const Pose<double> local{V(u(rng), u(rng), u(rng)), Quat<double>(u(rng), u(rng), u(rng), u(rng)).normalized()};
+    const Shape<double> s = TransformedShape<double>{std::make_shared<const Shape<double>>(Point<double>{}), local};
+    Pose<double> pose{p0 - local.position, Quat<double>::Identity()};
+    ShapeCastOptions<double> o;
+    o.target_distance = target;
+    const CastHit<double> h = shape_cast<double>(s, pose, v, Triangle<double>{a, b, c}, Pose<double>{}, V::Zero(), o);
+    const bool meets = pd.least <= target;
+    if (!meets) {
+      ASSERT_EQ(h.status, Status::miss) << "case " << i << " least distance " << static_cast<double>(pd.least);
+      ++misses;
+      continue;
+    }
+    ASSERT_TRUE(h.status == Status::hit || h.status == Status::initially_overlapping)
+        << "case " << i << " " << to_string(h.status) << " least " << static_cast<double>(pd.least) << " first "
+        << static_cast<double>(pd.first) << " start " << start << " c " << c.transpose();
+    ASSERT_EQ(h.status == Status::initially_overlapping, pd.first == 0)
+        << "case " << i << " start " << start << " least " << static_cast<double>(pd.least) << " status "
+        << to_string(h.status) << " toi " << h.toi << " c " << c.transpose() << " at toi "
+        << static_cast<double>(point_triangle((p0 + h.toi * v).cast<long double>(), la, lb, lc)) << " gjk "
+        << distance<double>(s, pose, Triangle<double>{a, b, c}, Pose<double>{}).distance << " a " << a.transpose() << " b " << b.transpose() << " p0 " << p0.transpose() << " local " << local.position.transpose() << " q " << local.rotation.coeffs().transpose();
+    const long double at = point_triangle((p0 + h.toi * v).cast<long double>(), la, lb, lc);
+    EXPECT_LE(static_cast<double>(at), target + close) << "case " << i << " toi " << h.toi;
+    EXPECT_LE(static_cast<double>(h.toi), static_cast<double>(pd.first) + close) << "case " << i;
+    ++hits;
+  }
+  EXPECT_GT(hits, 600);
+  EXPECT_GT(misses, 600);
 }
 
 }  // namespace
