@@ -3,12 +3,16 @@
 triangles, through the module's mesh_ray_cast_batch and through impact::mesh_ray_cast_batch called
 from C++ (impact_batch_time) on the same mesh and rays, float and double, 1 and 2 threads.
 
-  PYTHONPATH=build/release/python /usr/bin/python3 bench/python_batch.py [--build build/release] [--repeats 5]
+  PYTHONPATH=build/release/python /usr/bin/python3 bench/python_batch.py [--build build/release] [--repeats 9]
 
-Prints best-of-N wall times and Python's time over C++'s (the target: within 10%).
+The C++ side is a process that stays up and answers one timed call per request, so the two calls
+alternate, C++ then Python, `repeats` times: both see the same machine at the same minute. Prints
+the median and best wall times of each and Python's over C++'s: of the medians, of the bests, and
+the median of each Python call over the C++ call just before it (the target: within 10%).
 """
 import argparse
 import pathlib
+import statistics
 import subprocess
 import tempfile
 import time
@@ -43,13 +47,13 @@ def rays(count, size, seed):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build/release")
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=9)
     ap.add_argument("--rays", type=int, default=1_000_000)
     args = ap.parse_args()
     exe = pathlib.Path(args.build) / "bench" / "impact_batch_time"
     vertices, triangles = height_field(708, 100.0, 1)
     origin, direction = rays(args.rays, 100.0, 2)
-    print(f"{len(triangles)} triangles, {len(origin)} rays, best of {args.repeats}")
+    print(f"{len(triangles)} triangles, {len(origin)} rays, {args.repeats} alternations")
     with tempfile.TemporaryDirectory() as tmp:
         for name, a in [("vertices.f64", vertices), ("triangles.u32", triangles), ("origin.f64", origin),
                         ("direction.f64", direction)]:
@@ -57,19 +61,32 @@ def main():
         for precision, dtype in [("float", np.float32), ("double", np.float64)]:
             mesh = impact.TriangleMesh(vertices, triangles, precision=precision)
             o, d = origin.astype(dtype), direction.astype(dtype)
-            for threads in (1, 2):
-                best = float("inf")
-                for _ in range(args.repeats):
-                    t0 = time.perf_counter()
-                    r = impact.mesh_ray_cast_batch(mesh, o, d, threads=threads)
-                    best = min(best, time.perf_counter() - t0)
-                hits = int(np.count_nonzero(r["status"] == int(impact.Status.hit)))
-                out = subprocess.run([str(exe), tmp, precision, str(threads), str(args.repeats)], check=True,
-                                     capture_output=True, text=True).stdout.split()
-                cpp, cpp_hits = float(out[0]), int(out[1])
-                print(f"mesh_ray_batch/height_field_1m/{precision}/threads:{threads}: python {best * 1e3:.1f} ms, "
-                      f"C++ {cpp * 1e3:.1f} ms, python/C++ {best / cpp:.3f} (hits {hits} / {cpp_hits})")
-
+            server = subprocess.Popen([str(exe), tmp, precision], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      text=True)
+            try:
+                for threads in (1, 2):
+                    py_times, cpp_times = [], []
+                    for _ in range(args.repeats):
+                        server.stdin.write(f"{threads}\n")
+                        server.stdin.flush()
+                        cpp, cpp_hits = server.stdout.readline().split()
+                        cpp_times.append(float(cpp))
+                        t0 = time.perf_counter()
+                        r = impact.mesh_ray_cast_batch(mesh, o, d, threads=threads)
+                        py_times.append(time.perf_counter() - t0)
+                    hits = int(np.count_nonzero(r["status"] == int(impact.Status.hit)))
+                    py_med, cpp_med = statistics.median(py_times), statistics.median(cpp_times)
+                    # Each Python call over the C++ call just before it: the two a second apart.
+                    paired = statistics.median(p / c for p, c in zip(py_times, cpp_times))
+                    print(f"mesh_ray_batch/height_field_1m/{precision}/threads:{threads}: "
+                          f"python {py_med * 1e3:.1f} ms (best {min(py_times) * 1e3:.1f}), "
+                          f"C++ {cpp_med * 1e3:.1f} ms (best {min(cpp_times) * 1e3:.1f}), "
+                          f"python/C++ median {py_med / cpp_med:.3f}, best {min(py_times) / min(cpp_times):.3f}, "
+                          f"median of paired ratios {paired:.3f} "
+                          f"(hits {hits} / {cpp_hits})", flush=True)
+            finally:
+                server.stdin.close()
+                server.wait()
 
 if __name__ == "__main__":
     main()
