@@ -56,6 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool closed_form = p.ConsumeBool();
   const double target = p.ConsumeBool() ? 0.0 : draw(p, true);
   const double tolerance = p.ConsumeBool() ? 1e-6 : draw(p, true);
+  note("method", static_cast<int>(method)), note("closed_form", closed_form);
   run<double>(a, pa, va, b, pb, vb, method, closed_form, target, tolerance);
   run<float>(a, pa, va, b, pb, vb, method, closed_form, target, tolerance);
   return 0;
