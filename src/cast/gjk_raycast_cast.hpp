@@ -97,7 +97,7 @@ CastHit<S> gjk_raycast_cast(const A& ca, S ra, const B& cb, S rb, const Transfor
     // wider retry), and refuted, the cast is answered by conservative advancement.
     const Vec3<C> at = res.pb + res.lambda * dc;
     const C eps = C(std::numeric_limits<S>::epsilon());
-    const C slack = C(64) * eps * (std::max(res.pa.norm(), at.norm()) + radius);
+    const C slack = C(detail::kGjkRoundingUlps) * eps * (std::max(res.pa.norm(), at.norm()) + radius);
     if ((res.pa - at).norm() - radius > tol + slack) {
       Transform<S> bt = b_in_a;
       bt.translation += static_cast<S>(res.lambda) * d;

@@ -243,8 +243,8 @@ inline void add_det3_times(ExactSum<F, N>& sum, F s, F t, const Vec3<F>& x, cons
 inline int plane_side_at(const Vec3<double>& o, const Vec3<double>& d, double t, const Vec3<double>& a,
                          const Vec3<double>& b, const Vec3<double>& c) {
   using F = std::conditional_t<kWideExact, long double, double>;
-  const Vec3<F> O = scaled<F>(o, 1.0), D = scaled<F>(d, 1.0), A = scaled<F>(a, 1.0), B = scaled<F>(b, 1.0),
-                C = scaled<F>(c, 1.0);
+  const Vec3<F> O = o.template cast<F>(), D = d.template cast<F>(), A = a.template cast<F>(), B = b.template cast<F>(),
+                C = c.template cast<F>();
   if constexpr (kWideExact) {
     // A filter first: the same 42 products summed plainly in long double, with the sum of their
     // magnitudes. Each product of three or four doubles is within 3ε of its value (no underflow
