@@ -367,7 +367,7 @@ template <bool Boolean, class S, class A, class B>
     Vec3<S> next;
     bool ok = simplex.closest(next);
     if constexpr (sizeof(S) >= 8) gjk_refine_geometric(simplex, ok, next, g.vv);
-    const S nn = next.squaredNorm();
+    S nn = next.squaredNorm();
     // A full simplex whose determinants all pass Johnson's tests holds the origin, when the signs
     // can be trusted: either the descent made progress, or the tetrahedron is well above the
     // rounding level (a thin one in float has a noisy v but sound signs; a flat one has neither).
@@ -377,6 +377,34 @@ template <bool Boolean, class S, class A, class B>
     }
     // (In double a backup subset that still makes progress is kept and the descent goes on.)
     if (nn >= g.vv || (!ok && sizeof(S) < 8)) {
+      if (nn >= g.vv && g.lower_vw <= S(0) && g.vv > Tolerances<S>::gjk_tiny_squared * simplex.max_vertex_norm2()) {
+        // No progress and no separating plane seen yet, with v far above the rounding level:
+        // v's direction is off (a combination of far vertices), not the geometry. Where the
+        // support along −v is a new point only by a curved shape's rounding, gjk_reaim's
+        // `contains` test cannot catch it (a cone against a sliver 1e12 long in float: the far
+        // vertex came back a hair away, and the pair at a distance of 0.92 was called touching).
+        // The support along W's own normal instead, when new, lets the descent go on.
+        prev.restore(simplex);
+        if (gjk_reaim(g, support, w, pa, pb)) {
+          const SimplexWeights<S> before(simplex);
+          simplex.add(w, pa, pb);
+          bool ok2 = simplex.closest(next);
+          if constexpr (sizeof(S) >= 8) gjk_refine_geometric(simplex, ok2, next, g.vv);
+          const S n2 = next.squaredNorm();
+          if (simplex.full() && ok2 && (n2 < g.vv || !simplex.degenerate(15u))) {
+            gjk_enclosed(g, next, n2, before);
+            return;
+          }
+          if (ok2 && n2 < g.vv) {
+            g.v = next;
+            g.vv = n2;
+            continue;
+          }
+          before.restore(simplex);
+        }
+        next = g.v;
+        nn = g.vv;
+      }
       gjk_stall(g, next, nn, prev, support);
       return;
     }
@@ -423,13 +451,15 @@ template <bool Boolean, class S>
   out.lower = status == Status::intersecting ? S(0) : g.lower_vw / std::sqrt(g.lower_vv);
   out.scale = std::sqrt(simplex.max_vertex_norm2());
   simplex.witnesses(out.pa, out.pb);
-  if (status != Status::intersecting) {
+  {
     // The witnesses are Johnson's weights times the support points, so their error is the
     // weights' times the spread of those points; v, found by geometry where Johnson's is poor, is
     // more accurate than their difference. Where the two disagree beyond rounding, the witness on
     // the shape whose support points are smaller (the smaller error) stands and the other is
     // placed from it by v, so that they are exactly v apart (a needle 2e12 long against a hull,
-    // found by fuzzing: v 5e-5 long, its witnesses 3,518 apart).
+    // found by fuzzing: v 5e-5 long, its witnesses 3,518 apart). Touching counts too: a cast's
+    // hit takes the points of GJK at its time of impact, where the pair is often `intersecting`
+    // to rounding (the same needle against another hull: a hit with its points 819,856 apart).
     const S slack = S(kGjkRoundingUlps) * Tolerances<S>::epsilon * out.scale;
     if ((out.pa - out.pb - g.v).squaredNorm() > slack * slack) {
       S ma = 0, mb = 0;

@@ -1,7 +1,8 @@
 // impact — fuzz target: shape_cast (gjk_raycast with and without closed forms,
 // conservative_advancement, mpr) on any pair of shapes, in double and float.
 // Invariants: validity as decided here; every number finite; toi in [0, 1]; a unit normal on
-// hits; sphere pairs neither late nor missed, and at the target distance within tolerance.
+// hits, whose two points are at most the target apart; sphere pairs neither late nor missed, and
+// at the target distance within tolerance.
 #include "fuzz_common.hpp"
 
 #include <cstddef>
@@ -30,6 +31,25 @@ void run(const FuzzShape& a, const FuzzPose& pa, const Vec3<double>& va, const F
   check_validity(h, e);
   if (h.status == Status::invalid_input) return;
   check_cast_answer(h);
+  if (h.status == Status::hit) {
+    // A hit's two points are at most the target apart (a contact within target + tolerance at
+    // toi), to twice the honest tolerance of the pair's whole extent: the largest |support| of
+    // either shape along ±x, ±y, ±z, the speeds and the target (tests/fuzz/README.md).
+    double extent = std::max({wa.template cast<double>().norm(), wb.template cast<double>().norm(),
+                              static_cast<double>(opt.target_distance)});
+    for (int k = 0; k < 3; ++k)
+      for (const double sign : {-1.0, 1.0}) {
+        const Vec3<S> axis = Vec3<S>::Unit(k) * static_cast<S>(sign);
+        extent = std::max({extent, static_cast<double>(support(sa, axis).norm()),
+                           static_cast<double>(support(sb, axis).norm())});
+      }
+    const double reach =
+        std::max(qa.position.template cast<double>().norm(), qb.position.template cast<double>().norm()) + extent;
+    const double apart = (h.point_b.template cast<double>() - h.point_a.template cast<double>()).norm();
+    note("points_apart", apart);
+    IMPACT_REQUIRE(apart <= static_cast<double>(opt.target_distance) +
+                                2 * honest_tolerance<S>(static_cast<double>(opt.tolerance), extent, reach));
+  }
   if (a.radius >= 0 && b.radius >= 0) {
     const double ra = static_cast<double>(static_cast<S>(a.radius)), rb = static_cast<double>(static_cast<S>(b.radius));
     const Vec3<double> ca = qa.position.template cast<double>(), cb = qb.position.template cast<double>();
