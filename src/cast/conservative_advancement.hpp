@@ -50,8 +50,10 @@ CastHit<S> advance(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, c
         const Vec3<S> m = -g.v / len;
         if (core_separation<S>(a, b, bt, m) > core_separation<S>(a, b, bt, n)) n = m;
       }
-      out.point_a = ta.apply(g.pa + ra * n);
-      out.point_b = ta.apply(g.pb - rb * n);
+      Vec3<S> pa, pb;
+      hit_witnesses(g, pa, pb);
+      out.point_a = ta.apply(Vec3<S>(pa + ra * n));
+      out.point_b = ta.apply(Vec3<S>(pb - rb * n));
       out.normal = ta.rotation * n;
       break;
     }

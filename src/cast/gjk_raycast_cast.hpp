@@ -110,8 +110,10 @@ CastHit<S> gjk_raycast_cast(const A& ca, S ra, const B& cb, S rb, const Transfor
       // Confirmed, the hit takes GJK's points, which agree with its v (gjk_certify): the
       // core's stay as far apart as they were (a needle 1e12 long: 819,855 apart at a hit of
       // target 0, found by fuzz_shape_cast's points certificate).
-      pa = g.pa.template cast<C>();
-      pb = g.pb.template cast<C>();
+      Vec3<S> ga, gb;
+      hit_witnesses(g, ga, gb);
+      pa = ga.template cast<C>();
+      pb = gb.template cast<C>();
       // Its direction too where it has one; touching (`intersecting`), v is rounding, and the
       // core's last plane stays.
       if (const C len = C(g.v.norm()); g.status != Status::intersecting && len > C(0))

@@ -98,8 +98,10 @@ bool mpr_cast(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, const 
   // GJK's witnesses (they agree with its v, gjk_certify), grown along the portal's plane, which
   // is exact where both cores are flat; elsewhere shape_cast refines both at toi.
   const Vec3<S> n = ex.normal;
-  out.point_a = ta.apply(Vec3<S>(g.pa + ra * n));
-  out.point_b = ta.apply(Vec3<S>(g.pb - rb * n));
+  Vec3<S> pa, pb;
+  hit_witnesses(g, pa, pb);
+  out.point_a = ta.apply(Vec3<S>(pa + ra * n));
+  out.point_b = ta.apply(Vec3<S>(pb - rb * n));
   out.normal = ta.rotation * n;
   return true;
 }

@@ -80,7 +80,9 @@ TEST(GjkSliverStall, FuzzFinding) {
   const MeshCastHit<F> brute = mesh_shape_cast(mesh, s, q, vel, mo);
   EXPECT_EQ(tree.status, brute.status);
   EXPECT_NE(brute.status, Status::initially_overlapping);
-  if (tree.status == brute.status && tree.status != Status::miss) EXPECT_EQ(tree.toi, brute.toi);
+  if (tree.status == brute.status && tree.status != Status::miss) {
+    EXPECT_EQ(tree.toi, brute.toi);
+  }
 }
 
 TEST(GjkSliverStall, CurvedShapesAboveSlivers) {
