@@ -36,8 +36,7 @@ CastHit<S> advance(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, c
     // GJK resolves a distance to a few ulps of the simplex's largest vertex, no finer: a
     // tolerance below that is honoured at that floor (a sliver 1e11 long: rounding of 2e-5 kept
     // every step above a tolerance of 1e-6, and the cast spent its iterations for nothing).
-    const S resolved = S(detail::kGjkRoundingUlps) * S(std::numeric_limits<detail::GjkCompute<S>>::epsilon()) * g.scale;
-    if (g.status == Status::intersecting || upper <= opt.target_distance + std::max(opt.tolerance, resolved)) {
+    if (g.status == Status::intersecting || upper <= opt.target_distance + std::max(opt.tolerance, gjk_resolved(g))) {
       out.status = steps == 0 ? Status::initially_overlapping : Status::hit;
       out.toi = t;
       // The axis of the last step is a plane that touches both shapes at t: a valid contact

@@ -31,6 +31,21 @@ S core_separation(const A& a, const B& b, const Transform<S>& b_in_a, const Vec3
   return u.dot(sb - sa);
 }
 
+/// GJK distance between the cores with B moved by t·d (A's frame, no cache): what proves or
+/// refutes a method's contact at its time of impact, and gives the contact's points.
+template <class S, class A, class B>
+detail::GjkOutput<S> core_gjk_at(const A& a, const B& b, Transform<S> b_in_a, const Vec3<S>& d, S t) {
+  b_in_a.translation += t * d;
+  return detail::gjk_solve<false, S>(a, S(0), b, S(0), b_in_a, GjkOptions<S>{}, nullptr);
+}
+
+/// The finest core distance GJK resolves on its output `g`: 64 ulps (of the arithmetic its loop
+/// runs in) of its simplex's largest vertex.
+template <class S>
+S gjk_resolved(const detail::GjkOutput<S>& g) {
+  return S(detail::kGjkRoundingUlps) * S(std::numeric_limits<detail::GjkCompute<S>>::epsilon()) * g.scale;
+}
+
 /// GJK's witness points (A's frame) as the points of a hit at its time of impact: as they are
 /// when GJK finds the cores apart; their midpoint, one point, when it calls them touching. Its v
 /// is then the rounding of a thin simplex, not a distance (1.6e-3 long between a box 1e-9 thin

@@ -101,10 +101,7 @@ CastHit<S> gjk_raycast_cast(const A& ca, S ra, const B& cb, S rb, const Transfor
     const C eps = C(std::numeric_limits<S>::epsilon());
     const C slack = C(detail::kGjkRoundingUlps) * eps * (std::max(pa.norm(), pb.norm()) + radius);
     if ((pa - pb).norm() - radius > tol + slack) {
-      Transform<S> bt = b_in_a;
-      bt.translation += static_cast<S>(res.lambda) * d;
-      GjkOptions<S> gopt;
-      const auto g = detail::gjk_solve<false, S>(ca, S(0), cb, S(0), bt, gopt, nullptr);
+      const auto g = core_gjk_at<S>(ca, cb, b_in_a, d, static_cast<S>(res.lambda));
       if (g.status != Status::intersecting && C(g.v.norm()) - radius > tol + slack)
         return advance<S>(ca, ra, cb, rb, ta, b_in_a, d, opt);
       // Confirmed, the hit takes GJK's points, which agree with its v (gjk_certify): the

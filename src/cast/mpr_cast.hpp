@@ -87,14 +87,8 @@ bool mpr_cast(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, const 
   // 0; a segment 5e10 long in float, a hit at toi 0 with its points 5e10 apart). Where GJK finds
   // the cores farther apart than R + tolerance (beyond its rounding floor) at toi, MPR's rounding
   // has claimed a contact that is not there, and the caller's GJK ray cast answers instead.
-  Transform<S> bt = b_in_a;
-  bt.translation += toi * d;
-  GjkOptions<S> gopt;
-  const auto g = detail::gjk_solve<false, S>(a, S(0), b, S(0), bt, gopt, nullptr);
-  const S len = g.v.norm();
-  const S floor =
-      S(detail::kGjkRoundingUlps) * S(std::numeric_limits<detail::GjkCompute<S>>::epsilon()) * g.scale;
-  if (g.status != Status::intersecting && len - radius > opt.tolerance + floor) return false;
+  const auto g = core_gjk_at<S>(a, b, b_in_a, d, toi);
+  if (g.status != Status::intersecting && g.v.norm() - radius > opt.tolerance + gjk_resolved(g)) return false;
   // GJK's witnesses (they agree with its v, gjk_certify), grown along the portal's plane, which
   // is exact where both cores are flat; elsewhere shape_cast refines both at toi.
   const Vec3<S> n = ex.normal;
