@@ -329,6 +329,103 @@ TYPED_TEST(Batches, MeshRayBatchesOnADeepTreeEqualSingle) {
   EXPECT_LT(hits, 8 * n / 5);
 }
 
+// Rays that share an origin walk as packets (mesh/packet_walk.hpp): sixteen at a time, split where
+// the direction signs change, culled by one interval test per box and then ray by ray. Here every
+// kind of packet a camera or lidar can make: directions over the whole sphere in rows (signs change
+// inside packets), axis-aligned and nearly axis-aligned directions (±0 and 1e-30 components: huge
+// reciprocals), lengths from short to past the mesh, an origin on a mesh vertex, inside the level,
+// above the terrain and far outside; zero and invalid directions mixed in. Every row is the single
+// call's bit for bit, and the brute-force search's on every seventh.
+TYPED_TEST(Batches, MeshRayBatchesFromOneOriginWalkAsPacketsAndEqualSingle) {
+  using S = TypeParam;
+  const auto lvl = impact_scenes::level(4, 12);
+  const TriangleMesh<S> level = impact_scenes::to_mesh<S>(lvl.mesh);
+  const TriangleMesh<S> terrain = impact_scenes::to_mesh<S>(impact_scenes::terrain(90, 60.0, 5, 4.0));
+  ASSERT_GT(level.depth(), 4);
+  ASSERT_GT(terrain.depth(), 4);
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> u(0, 1);
+  int rows = 0, hits = 0, brute_checked = 0;
+  for (int scene = 0; scene < 8; ++scene) {
+    const TriangleMesh<S>& mesh = scene % 2 == 0 ? level : terrain;
+    Vec3<S> eye;
+    switch (scene) {
+      case 0: eye = Vec3<S>(S(5), S(3), S(2)); break;                      // inside the first room
+      case 1: eye = Vec3<S>(S(-10), S(-10), S(12)); break;                 // above a corner of the terrain
+      case 2: eye = mesh.vertices[mesh.triangles[mesh.triangles.size() / 2][1]]; break;  // on a vertex
+      case 3: eye = mesh.vertices[mesh.triangles[77][0]]; break;
+      case 4: eye = Vec3<S>(S(-200), S(4), S(2)); break;                   // outside, far away
+      case 5: eye = Vec3<S>(S(30), S(30), S(3)); break;                    // low over the middle
+      case 6: eye = Vec3<S>(S(17), S(4.5), S(1)); break;
+      default: eye = Vec3<S>(S(30), S(-90), S(40)); break;
+    }
+    // Rows of a sphere of directions (latitude by latitude, longitude around), then the axes and
+    // near-axes, then random lengths.
+    std::vector<Vec3<S>> dirs;
+    const int lat = 23, lon = 37;  // not multiples of the packet
+    const double len = scene == 4 ? 300.0 : (scene % 2 == 0 ? 12.0 + 30.0 * u(rng) : 40.0 + 40.0 * u(rng));
+    for (int a = 0; a < lat; ++a)
+      for (int b = 0; b < lon; ++b) {
+        const double th = 3.141592653589793 * (a + 0.5) / lat, ph = 2 * 3.141592653589793 * b / lon + 0.1 * scene;
+        dirs.push_back(Vec3<double>(std::sin(th) * std::cos(ph), std::sin(th) * std::sin(ph), std::cos(th))
+                           .template cast<S>() * static_cast<S>(len * (0.3 + 0.7 * u(rng))));
+      }
+    for (int axis = 0; axis < 3; ++axis)
+      for (double sign : {1.0, -1.0})
+        for (double tiny : {0.0, -0.0, 1e-30, -1e-30, 1e-7}) {
+          Vec3<S> d = Vec3<S>::Constant(static_cast<S>(tiny));
+          d[axis] = static_cast<S>(sign * len);
+          dirs.push_back(d);
+        }
+    dirs[5] = Vec3<S>::Zero();                                                   // a miss
+    dirs[40] = Vec3<S>(std::numeric_limits<S>::quiet_NaN(), S(1), S(0));         // invalid
+    const int n = static_cast<int>(dirs.size());
+    Mat<S> org(n, 3), dir(n, 3);
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < 3; ++k) {
+        org(i, k) = eye[k];
+        dir(i, k) = dirs[static_cast<std::size_t>(i)][k];
+      }
+    for (BackFaces bf : {BackFaces::collide, BackFaces::ignore})
+      for (int threads : {1, 2}) {
+        const MeshRayOptions<S> opt{.max_lambda = S(1), .back_faces = bf};
+        std::vector<std::uint8_t> st(static_cast<std::size_t>(n));
+        std::vector<std::uint32_t> tri(static_cast<std::size_t>(n));
+        Mat<S> lam(n, 1), pt(n, 3), nm(n, 3);
+        MeshRayRows<S> ro{st, ColumnOut<S>(lam.data(), n), out3(pt), out3(nm), tri, {}};
+        ASSERT_EQ(mesh_ray_cast_batch<S>(mesh, rows3(org), rows3(dir), opt, ro, {.threads = threads, .grain = 64}), "");
+        for (int i = 0; i < n; ++i) {
+          const Ray<S> ray{row(org, i), row(dir, i)};
+          const MeshRayHit<S> h = mesh_ray_cast(mesh, ray, opt);
+          ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(h.status)) << scene << " " << i;
+          ASSERT_TRUE(same_bits(lam(i, 0), h.lambda) && same_bits(row(pt, i), h.point) && same_bits(row(nm, i), h.normal))
+              << scene << " " << i;
+          if (h.status == Status::hit) {
+            ASSERT_EQ(tri[static_cast<std::size_t>(i)], h.triangle) << scene << " " << i;
+          }
+          if (i % 7 == 0 && threads == 1) {
+            MeshRayOptions<S> bo = opt;
+            bo.brute_force = true;
+            const MeshRayHit<S> b = mesh_ray_cast(mesh, ray, bo);
+            ASSERT_EQ(b.status, h.status) << scene << " " << i;
+            ASSERT_TRUE(same_bits(b.lambda, h.lambda)) << scene << " " << i;
+            if (b.status == Status::hit) {
+              ASSERT_EQ(b.triangle, h.triangle) << scene << " " << i;
+            }
+            ++brute_checked;
+          }
+          rows += threads == 1 && bf == BackFaces::collide;
+          hits += threads == 1 && bf == BackFaces::collide && h.status == Status::hit;
+        }
+        EXPECT_EQ(st[5], static_cast<std::uint8_t>(Status::miss));
+        EXPECT_EQ(st[40], static_cast<std::uint8_t>(Status::invalid_input));
+      }
+  }
+  EXPECT_GT(brute_checked, 1000);
+  EXPECT_GT(hits, rows / 4);  // about half: rooms and terrain hit from inside or above, the sphere's upper half not
+  EXPECT_LT(hits, 3 * rows / 4);
+}
+
 TEST(Batches, ArraysOfTheWrongSizeAreRefusedByNameAndNothingIsWritten) {
   using S = double;
   const Shape<S> ball = Sphere<S>{1.0};
