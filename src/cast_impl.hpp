@@ -160,6 +160,30 @@ RayHit<S> ray_cast_placed(const Shape<S>& shape, const Transform<S>& tf, const M
                                                    Vec3<W>(r.template cast<W>()), W(opt.max_lambda), rel, W(0),
                                                    opt.max_iterations, Vec3<W>(axis.template cast<W>()));
     detail::RayCastCoreResult<S> res;
+    if (wide.status == Status::hit && wide.unproven) {
+      // Where rounding stopped the core, or its relative test fired at the scale of a far
+      // vertex, GJK distance at its x decides: within the relative test's reach at the near
+      // scale (or GJK's own floor) the hit stands; farther, it is refuted (a ray 2.15 from a
+      // sliver 4e9 long grown by 2 was answered `hit`, and rays 3.6 from slivers 1e8..1e12 long
+      // `initially_overlapping`), and conservative advancement, whose steps that same distance
+      // proves, answers from t = 0 like the shape cast's.
+      const Vec3<S> x = (s.template cast<W>() + wide.lambda * r.template cast<W>()).template cast<S>();
+      const auto g = detail::gjk_solve<false, S>(c, S(0), Point<S>{}, S(0), Transform<S>(Mat3<S>::Identity(), x),
+                                                 GjkOptions<S>{}, nullptr);
+      const W reach = W(4) * std::sqrt(rel) * (wide.near_scale + W(core.radius) + W(x.norm())) + W(gjk_resolved(g));
+      const Vec3<S> path = r * opt.max_lambda;
+      if (g.status != Status::intersecting && W(g.v.norm()) - W(core.radius) > reach && path.allFinite()) {
+        ShapeCastOptions<S> copt;
+        copt.max_iterations = opt.max_iterations;
+        const CastHit<S> ca = advance<S>(c, core.radius, Point<S>{}, S(0), Transform<S>(Mat3<S>::Identity(), Vec3<S>::Zero()),
+                                         Transform<S>(Mat3<S>::Identity(), s), path, copt);
+        res.status = ca.status == Status::initially_overlapping ? Status::hit : ca.status;
+        res.lambda = ca.status == Status::initially_overlapping ? S(0) : ca.toi * opt.max_lambda;
+        res.normal = ca.normal;
+        res.iterations = wide.iterations + 1;
+        return res;
+      }
+    }
     res.status = wide.status;
     res.lambda = detail::time_below<S>(wide.lambda);
     // Narrowed to float, the loop's v is made unit first: it can be too small for float when the

@@ -63,6 +63,13 @@ struct Johnson {
       if (bits & (1u << i)) m = std::max(m, dp[i][i]);
     return m;
   }
+  /// The least ‖y_i‖² over the simplex's vertices (0 when empty).
+  [[nodiscard]] S min_vertex_norm2() const {
+    S m = std::numeric_limits<S>::infinity();
+    for (unsigned i = 0; i < 4; ++i)
+      if (bits & (1u << i)) m = std::min(m, dp[i][i]);
+    return bits != 0 ? m : S(0);
+  }
 
   /// Adds w = pa − pb as the newest vertex and computes the determinants that involve it.
   void add(const Vec3<S>& w, const Vec3<S>& pa, const Vec3<S>& pb) {

@@ -27,11 +27,20 @@ struct RayCastCoreResult {
   Vec3<S> pb = Vec3<S>::Zero();      // witness point on the second shape's core (support frame)
   int iterations = 0;
   S margin = S(0);  // on a miss: the gap the separating plane proves at the final x (length)
+  /// A hit where rounding stopped the progress (a full simplex, a support point already in it,
+  /// ‖v‖ not shrinking), or where the relative test fired on a simplex with a far vertex: x is
+  /// as close as GJK tells, which on a sliver (its far vertex 1e9 away) can be far from the
+  /// surface. The caller checks such a hit.
+  bool unproven = false;
+  S near_scale = S(0);  // √min‖x − p_i‖² over the final simplex (length)
 };
 
 /// `support(d, pa, pb)` returns p = pa − pb, the support point of C in direction d (pb = 0 for a
 /// single shape). `tol_sq_rel`: the paper's relative test ‖v‖² ≤ tol·max‖x − p‖² (R = 0), applied
 /// to the gap ‖v‖ − R. `tol_abs`: an absolute bound on that gap (length; 0 for none).
+/// The relative test scales with the simplex's farthest vertex, so where that vertex is a
+/// thousand times farther than the nearest (a sliver 1e12 long: the test fired 5e4 from the
+/// surface, where GJK's rounding floor is 0.014) its hit is `unproven`, for the caller to check.
 /// `initial_axis`: warm-start direction (zero for none); the first termination test is then
 /// skipped, as the paper says, since v0 need not lie in x − C.
 ///
@@ -60,18 +69,20 @@ RayCastCoreResult<S> gjk_ray_cast_core(Support&& support, S radius, const Vec3<S
     v = x - p;
   }
   int it = 0;
-  S max_y2 = 0;  // max ‖x − p‖² over the simplex vertices
+  S max_y2 = 0, min_y2 = 0;  // max and min ‖x − p‖² over the simplex vertices
   for (;;) {
     const S vv = v.squaredNorm();
     if (!skip_test) {
       if (simplex.full()) {  // x lies in conv(P) ⊂ C
         out.status = Status::hit;
+        out.unproven = true;
         break;
       }
       const S len = std::sqrt(vv);
       const S gap = len - radius;
       if (gap <= S(0) || gap * gap <= tol_sq_rel * max_y2 || gap <= tol_abs) {
         out.status = Status::hit;
+        out.unproven = gap > S(0) && gap > tol_abs && max_y2 > S(1e6) * (min_y2 + radius * radius);
         break;
       }
     }
@@ -110,6 +121,7 @@ RayCastCoreResult<S> gjk_ray_cast_core(Support&& support, S radius, const Vec3<S
     } else if (simplex.contains(w)) {
       // No progress is possible at this x (rounding): x is as close as GJK can tell.
       out.status = Status::hit;
+      out.unproven = true;
       break;
     }
     simplex.add(w, pa, pb);
@@ -130,15 +142,18 @@ RayCastCoreResult<S> gjk_ray_cast_core(Support&& support, S radius, const Vec3<S
       }
     }
     max_y2 = simplex.max_vertex_norm2();
+    min_y2 = simplex.min_vertex_norm2();
     if (!moved && from_simplex && v.squaredNorm() >= vv) {
       // With x fixed, GJK's ‖v‖ must shrink; when rounding stops it, ‖v‖ is as close to the
       // distance from x to C as this precision resolves, and x is the best lower bound.
       out.status = Status::hit;
+      out.unproven = true;
       break;
     }
   }
   out.lambda = lambda;
   out.iterations = it;
+  out.near_scale = std::sqrt(min_y2);
   if (out.status == Status::hit || out.status == Status::max_iterations) {
     // Witnesses: the point of conv P nearest x, split into the two shapes' points.
     simplex.witnesses(out.pa, out.pb);
