@@ -27,10 +27,10 @@ struct RayCastCoreResult {
   Vec3<S> pb = Vec3<S>::Zero();      // witness point on the second shape's core (support frame)
   int iterations = 0;
   S margin = S(0);  // on a miss: the gap the separating plane proves at the final x (length)
-  /// A hit where rounding stopped the progress (a full simplex, a support point already in it,
-  /// ‖v‖ not shrinking), or where the relative test fired on a simplex with a far vertex: x is
-  /// as close as GJK tells, which on a sliver (its far vertex 1e9 away) can be far from the
-  /// surface. The caller checks such a hit.
+  /// A hit on a simplex whose farthest vertex is over a thousand times its nearest, where
+  /// rounding stopped the progress (a full simplex, a support point already in it, ‖v‖ not
+  /// shrinking) or the relative test fired: x is as close as GJK tells, which on a sliver (its
+  /// far vertex 1e9 away) can be far from the surface. The caller checks such a hit.
   bool unproven = false;
   S near_scale = S(0);  // √min‖x − p_i‖² over the final simplex (length)
 };
@@ -82,7 +82,7 @@ RayCastCoreResult<S> gjk_ray_cast_core(Support&& support, S radius, const Vec3<S
       const S gap = len - radius;
       if (gap <= S(0) || gap * gap <= tol_sq_rel * max_y2 || gap <= tol_abs) {
         out.status = Status::hit;
-        out.unproven = gap > S(0) && gap > tol_abs && max_y2 > S(1e6) * (min_y2 + radius * radius);
+        out.unproven = gap > S(0) && gap > tol_abs;
         break;
       }
     }
@@ -154,6 +154,9 @@ RayCastCoreResult<S> gjk_ray_cast_core(Support&& support, S radius, const Vec3<S
   out.lambda = lambda;
   out.iterations = it;
   out.near_scale = std::sqrt(min_y2);
+  // Only a far vertex makes such a stop doubtful: elsewhere x is as close as the precision (or
+  // the relative test) resolves, and every flat hit ends on a support point already held.
+  out.unproven = out.unproven && max_y2 > S(1e6) * (min_y2 + radius * radius);
   if (out.status == Status::hit || out.status == Status::max_iterations) {
     // Witnesses: the point of conv P nearest x, split into the two shapes' points.
     simplex.witnesses(out.pa, out.pb);
