@@ -333,10 +333,12 @@ std::string mesh_ray_cast_batch(const TriangleMesh<S>& mesh, Rows<S, 3> origin, 
                                 const MeshRayOptions<S>& options, MeshRayRows<S> out, const BatchOptions& batch) {
   const Index n = std::max(origin.rows(), direction.rows());
   if (auto e = ray_output_errors(origin, direction, out, n); !e.empty()) return e;
-  // Rays a few dozen at a time through mesh_ray_cast_many, whose walks interleave so that their
-  // memory reads overlap (mesh/interleaved_walk.hpp); each answer is mesh_ray_cast's.
+  // Rays a thousand at a time through mesh_ray_cast_many, whose walks interleave so that their
+  // memory reads overlap (mesh/interleaved_walk.hpp), or, from one origin, go as packets of
+  // neighbouring directions (mesh/packet_walk.hpp: a thousand rays are several rows of a
+  // camera, from which square packets are drawn); each answer is mesh_ray_cast's.
   for_each_block(n, batch, [&](Index begin, Index end) {
-    constexpr Index kAtOnce = 64;
+    constexpr Index kAtOnce = 1024;
     Ray<S> rays[kAtOnce];
     MeshRayHit<S> hits[kAtOnce];
     for (Index base = begin; base < end; base += kAtOnce) {

@@ -242,35 +242,122 @@ MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& mesh, const Ray<S>& ray, cons
 
 namespace mesh_detail {
 
-/// Rays from one origin, kPacketRays of the same direction signs at a time, walked as packets
-/// (packet_walk.hpp): out[i] is ray_cast_one's answer, bit for bit. The tree's root is a wide node.
+/// Rays from one origin walked as packets (packet_walk.hpp): out[i] is ray_cast_one's answer,
+/// bit for bit. The tree's root is a wide node.
+///
+/// The interval test culls best on square packets: a strip of 16 pixels of one row is 16 times
+/// wider than high, and enters about twice the boxes a 4×4 patch enters (terrain_1m's camera:
+/// 320 against 242 ns a ray). The caller's order is a camera's rows, so up to kPackAtOnce rays
+/// at a time are first grouped by direction signs (a packet's rays share them) and then by the
+/// cell of a grid over their directions d/‖d‖₁ sized for about kPacketRays rays a cell (a
+/// counting sort: no allocation), and packed in that order.
 template <class S>
 void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const MeshRayOptions<S>& opt,
                       std::span<MeshRayHit<S>> out, bool normals) {
+  constexpr std::size_t kPackAtOnce = 1024;
+  constexpr int kMaxCells = 128;  // grid cells per sign group
   RayQuery<S> q[kPacketRays];
   S t_best[kPacketRays];
   std::size_t at[kPacketRays];
   RayPacket p;
-  for (std::size_t i = 0; i < rays.size();) {
-    p.n = 0;
-    PacketMask active = 0;
-    for (; i < rays.size() && p.n < kPacketRays; ++i) {
-      if (!ray_needs_search(rays[i], opt, out[i])) continue;
-      const Segment3<S> seg(rays[i].origin, rays[i].direction, Vec3<S>::Zero(), Vec3<S>::Zero());
-      if (!p.fits(seg)) break;  // other direction signs: the next packet's first ray
-      const int r = p.n;
-      at[r] = i;
-      q[r] = RayQuery<S>(rays[i], opt.back_faces);
-      t_best[r] = opt.max_lambda;
-      if (seg.entry(m.nodes[0], t_best[r]) <= t_best[r]) active |= PacketMask(1) << r;
-      p.add(seg, t_best[r]);
+  std::uint16_t key[kPackAtOnce], order[kPackAtOnce];
+  float u[kPackAtOnce], v[kPackAtOnce];
+  std::uint16_t count[8 * kMaxCells + 1];
+  for (std::size_t base = 0; base < rays.size(); base += kPackAtOnce) {
+    const std::size_t n = std::min(kPackAtOnce, rays.size() - base);
+    // The rays to search and their sign groups.
+    std::size_t searched = 0, first = n, last = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Ray<S>& ray = rays[base + i];
+      if (!ray_needs_search(ray, opt, out[base + i])) {
+        key[i] = 0xffff;
+        continue;
+      }
+      const Vec3<S>& d = ray.direction;
+      key[i] = static_cast<std::uint16_t>(std::signbit(d[0]) | std::signbit(d[1]) << 1 | std::signbit(d[2]) << 2);
+      first = std::min(first, i);
+      last = i;
+      ++searched;
     }
-    if (p.n == 0) continue;
-    p.close();
-    if (active != 0)
-      walk_packet(m, p, active, t_best,
-                  [&](int r, std::uint32_t first, std::uint32_t count, S& tb) { q[r].leaf(m, first, count, tb); });
-    for (int r = 0; r < p.n; ++r) out[at[r]] = q[r].answer(m, rays[at[r]], t_best[r], normals);
+    if (searched == 0) continue;
+    // Directions as points of the plane across a view axis (the gnomonic projection: a camera's
+    // pixel grid stays a grid), the axis from the first, middle and last directions, the plane's
+    // first axis along the way from the first to the last (the caller's rows); where some
+    // direction is not well in front of the axis (a lidar all around), the first two
+    // coordinates of d/‖d‖₁ instead. Only the grouping depends on these: any rounding will do.
+    auto unit = [&](std::size_t i) { return rays[base + i].direction.template cast<float>().normalized().eval(); };
+    const Eigen::Vector3f d0 = unit(first), d1 = unit(last);
+    Eigen::Vector3f axis = d0 + d1 + unit(first + (last - first) / 2);
+    Eigen::Vector3f e1 = d1 - d0;
+    bool gnomonic = axis.squaredNorm() > 1e-6f;
+    if (gnomonic) {
+      axis.normalize();
+      e1 -= e1.dot(axis) * axis;
+      if (!(e1.squaredNorm() > 1e-12f)) e1 = axis.unitOrthogonal();
+      e1.normalize();
+    }
+    const Eigen::Vector3f e2 = axis.cross(e1);
+    float ulo = 1, uhi = -1, vlo = 1, vhi = -1;
+    for (int pass = 0; pass < 2; ++pass) {
+      ulo = std::numeric_limits<float>::max(), uhi = -ulo, vlo = ulo, vhi = -ulo;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (key[i] == 0xffff) continue;
+        const Eigen::Vector3f d = rays[base + i].direction.template cast<float>();
+        if (gnomonic) {
+          const float ahead = d.dot(axis);
+          if (!(ahead > 0.0f && ahead * ahead > 0.0625f * d.squaredNorm())) {  // over 75° off the axis
+            gnomonic = false;
+            break;
+          }
+          const float inv = 1.0f / ahead;
+          u[i] = d.dot(e1) * inv;
+          v[i] = d.dot(e2) * inv;
+        } else {
+          const float l1 = std::abs(d[0]) + std::abs(d[1]) + std::abs(d[2]);
+          u[i] = d[0] / l1;
+          v[i] = d[1] / l1;
+        }
+        ulo = std::min(ulo, u[i]), uhi = std::max(uhi, u[i]), vlo = std::min(vlo, v[i]), vhi = std::max(vhi, v[i]);
+      }
+      if (gnomonic) break;
+    }
+    // A grid of about searched / kPacketRays cells, as square as the directions' extent allows.
+    const float w = std::max(uhi - ulo, 1e-30f), h = std::max(vhi - vlo, 1e-30f);
+    const double cells = std::clamp(double(searched) / kPacketRays, 1.0, double(kMaxCells));
+    const int gx = static_cast<int>(std::clamp(std::round(std::sqrt(cells * w / h)), 1.0, cells));
+    const int gy = std::clamp(static_cast<int>(cells) / gx, 1, kMaxCells / gx);
+    const int groups = 8 * gx * gy;
+    std::fill(count, count + groups + 1, std::uint16_t(0));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (key[i] == 0xffff) continue;
+      const int cx = std::min(gx - 1, static_cast<int>((u[i] - ulo) / w * float(gx)));
+      const int cy = std::min(gy - 1, static_cast<int>((v[i] - vlo) / h * float(gy)));
+      key[i] = static_cast<std::uint16_t>((key[i] * gy + cy) * gx + cx);
+      ++count[key[i] + 1];
+    }
+    for (int k = 0; k < groups; ++k) count[k + 1] = static_cast<std::uint16_t>(count[k + 1] + count[k]);
+    for (std::size_t i = 0; i < n; ++i)
+      if (key[i] != 0xffff) order[count[key[i]]++] = static_cast<std::uint16_t>(i);
+    for (std::size_t k = 0; k < searched;) {
+      p.n = 0;
+      PacketMask active = 0;
+      for (; k < searched && p.n < kPacketRays; ++k) {
+        const std::size_t i = base + order[k];
+        const Segment3<S> seg(rays[i].origin, rays[i].direction, Vec3<S>::Zero(), Vec3<S>::Zero());
+        if (!p.fits(seg)) break;  // other direction signs: the next packet's first ray
+        const int r = p.n;
+        at[r] = i;
+        q[r] = RayQuery<S>(rays[i], opt.back_faces);
+        t_best[r] = opt.max_lambda;
+        if (seg.entry(m.nodes[0], t_best[r]) <= t_best[r]) active |= PacketMask(1) << r;
+        p.add(seg, t_best[r]);
+      }
+      p.close();
+      if (active != 0)
+        walk_packet(m, p, active, t_best,
+                    [&](int r, std::uint32_t first, std::uint32_t count_, S& tb) { q[r].leaf(m, first, count_, tb); });
+      for (int r = 0; r < p.n; ++r) out[at[r]] = q[r].answer(m, rays[at[r]], t_best[r], normals);
+    }
   }
 }
 

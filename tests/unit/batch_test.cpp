@@ -329,13 +329,14 @@ TYPED_TEST(Batches, MeshRayBatchesOnADeepTreeEqualSingle) {
   EXPECT_LT(hits, 8 * n / 5);
 }
 
-// Rays that share an origin walk as packets (mesh/packet_walk.hpp): sixteen at a time, split where
-// the direction signs change, culled by one interval test per box and then ray by ray. Here every
-// kind of packet a camera or lidar can make: directions over the whole sphere in rows (signs change
-// inside packets), axis-aligned and nearly axis-aligned directions (±0 and 1e-30 components: huge
-// reciprocals), lengths from short to past the mesh, an origin on a mesh vertex, inside the level,
-// above the terrain and far outside; zero and invalid directions mixed in. Every row is the single
-// call's bit for bit, and the brute-force search's on every seventh.
+// Rays that share an origin walk as packets (mesh/packet_walk.hpp): sixteen at a time, drawn from
+// up to a thousand by sign group and by a grid over their directions, culled by one interval test
+// per box and then ray by ray. Here every kind of packet a camera or lidar can make: directions
+// over the whole sphere in rows (signs change inside packets), cameras' rows, axis-aligned and
+// nearly axis-aligned directions (±0 and 1e-30 components: huge reciprocals), lengths from short
+// to past the mesh, an origin on a mesh vertex, inside the level, above the terrain and far
+// outside; zero and invalid directions mixed in. Every row is the single call's bit for bit, and
+// the brute-force search's on every seventh.
 TYPED_TEST(Batches, MeshRayBatchesFromOneOriginWalkAsPacketsAndEqualSingle) {
   using S = TypeParam;
   const auto lvl = impact_scenes::level(4, 12);
@@ -359,16 +360,23 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneOriginWalkAsPacketsAndEqualSingle) {
       case 6: eye = Vec3<S>(S(17), S(4.5), S(1)); break;
       default: eye = Vec3<S>(S(30), S(-90), S(40)); break;
     }
-    // Rows of a sphere of directions (latitude by latitude, longitude around), then the axes and
-    // near-axes, then random lengths.
+    // Rows of a sphere of directions (latitude by latitude, longitude around), or for the last
+    // three scenes a camera's rows (a 100° view whose centre is off the axes, so signs change
+    // inside rows and between them; over a thousand rays: several groups of packets), then the
+    // axes and near-axes; random lengths.
     std::vector<Vec3<S>> dirs;
-    const int lat = 23, lon = 37;  // not multiples of the packet
+    const bool camera = scene >= 5;
+    const int lat = camera ? 40 : 23, lon = camera ? 41 : 37;  // not multiples of the packet
     const double len = scene == 4 ? 300.0 : (scene % 2 == 0 ? 12.0 + 30.0 * u(rng) : 40.0 + 40.0 * u(rng));
+    const Vec3<double> ahead = scene == 6 ? Vec3<double>(1, 0.1, -0.05) : Vec3<double>(0.2, 1, -0.3);
+    const Vec3<double> right = ahead.cross(Vec3<double>(0, 0, 1)).normalized(), up = right.cross(ahead).normalized();
     for (int a = 0; a < lat; ++a)
       for (int b = 0; b < lon; ++b) {
         const double th = 3.141592653589793 * (a + 0.5) / lat, ph = 2 * 3.141592653589793 * b / lon + 0.1 * scene;
-        dirs.push_back(Vec3<double>(std::sin(th) * std::cos(ph), std::sin(th) * std::sin(ph), std::cos(th))
-                           .template cast<S>() * static_cast<S>(len * (0.3 + 0.7 * u(rng))));
+        const Vec3<double> d = camera ? Vec3<double>(ahead.normalized() + 1.2 * ((b + 0.5) / lon * 2 - 1) * right +
+                                                     1.2 * ((a + 0.5) / lat * 2 - 1) * up)
+                                      : Vec3<double>(std::sin(th) * std::cos(ph), std::sin(th) * std::sin(ph), std::cos(th));
+        dirs.push_back(d.normalized().template cast<S>() * static_cast<S>(len * (0.3 + 0.7 * u(rng))));
       }
     for (int axis = 0; axis < 3; ++axis)
       for (double sign : {1.0, -1.0})
