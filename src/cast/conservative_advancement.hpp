@@ -36,7 +36,12 @@ CastHit<S> advance(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, c
     // GJK resolves a distance to a few ulps of the simplex's largest vertex, no finer: a
     // tolerance below that is honoured at that floor (a sliver 1e11 long: rounding of 2e-5 kept
     // every step above a tolerance of 1e-6, and the cast spent its iterations for nothing).
-    if (g.status == Status::intersecting || upper <= opt.target_distance + std::max(opt.tolerance, gjk_resolved(g))) {
+    // A contact GJK claims is refuted when one of the shapes' own axes separates them (GJK's
+    // rounding on a sliver 1e12 long; contact_refinement.hpp): the step then goes along it.
+    Vec3<S> refuting = Vec3<S>::Zero();
+    S refuted_sep = S(0);
+    const bool contact = g.status == Status::intersecting || upper <= opt.target_distance + std::max(opt.tolerance, gjk_resolved(g));
+    if (contact && !axes_separate<S>(a, b, bt, radii + opt.target_distance + opt.tolerance, &refuting, &refuted_sep)) {
       out.status = steps == 0 ? Status::initially_overlapping : Status::hit;
       out.toi = t;
       // The axis of the last step is a plane that touches both shapes at t: a valid contact
@@ -66,11 +71,11 @@ CastHit<S> advance(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, c
     // It is measured along n itself (two support calls): GJK's proven bound `lower` may come
     // from an earlier, different axis, and stepping n by it would overshoot n's own plane (on
     // curved shapes the final normal then failed to separate the shapes at the hit).
-    const Vec3<S> n = -g.v / len;
+    const Vec3<S> n = contact ? refuting : Vec3<S>(-g.v / len);
     axis = n;
     const S approach = detail::approach_speed(S(0), n.dot(d));  // no rotation: K = 0
-    const S sep_n = core_separation<S>(a, b, bt, n) - radii;
-    const S sep = sep_n > opt.target_distance ? sep_n : g.lower - radii;
+    const S sep_n = contact ? refuted_sep - radii : core_separation<S>(a, b, bt, n) - radii;
+    const S sep = sep_n > opt.target_distance || contact ? sep_n : g.lower - radii;
     if (approach <= S(0)) {
       out.status = Status::miss;
       break;

@@ -82,6 +82,11 @@ CastHit<S> gjk_raycast_cast(const A& ca, S ra, const B& cb, S rb, const Transfor
     // the protocol) call initially_overlapping.
     GjkOptions<S> gopt;
     const auto g = detail::gjk_solve<false, S>(ca, S(0), cb, S(0), b_in_a, gopt, nullptr);
+    // A claim of contact that one of the shapes' axes refutes is GJK's rounding on a sliver:
+    // conservative advancement answers.
+    if ((g.status == Status::intersecting || g.v.norm() - S(radius) <= opt.tolerance) &&
+        axes_separate<S>(ca, cb, b_in_a, S(radius) + opt.tolerance))
+      return advance<S>(ca, ra, cb, rb, ta, b_in_a, d, opt);
     if (g.status == Status::intersecting || g.v.norm() - S(radius) <= opt.tolerance) {
       h.status = Status::initially_overlapping;
       h.toi = S(0);
@@ -102,7 +107,10 @@ CastHit<S> gjk_raycast_cast(const A& ca, S ra, const B& cb, S rb, const Transfor
     const C slack = C(detail::kGjkRoundingUlps) * eps * (std::max(pa.norm(), pb.norm()) + radius);
     if ((pa - pb).norm() - radius > tol + slack) {
       const auto g = core_gjk_at<S>(ca, cb, b_in_a, d, static_cast<S>(res.lambda));
-      if (g.status != Status::intersecting && C(g.v.norm()) - radius > tol + slack)
+      Transform<S> at_toi = b_in_a;
+      at_toi.translation += static_cast<S>(res.lambda) * d;
+      if ((g.status != Status::intersecting && C(g.v.norm()) - radius > tol + slack) ||
+          axes_separate<S>(ca, cb, at_toi, static_cast<S>(radius + tol + slack)))
         return advance<S>(ca, ra, cb, rb, ta, b_in_a, d, opt);
       // Confirmed, the hit takes GJK's points, which agree with its v (gjk_certify): the
       // core's stay as far apart as they were (a needle 1e12 long: 819,855 apart at a hit of
