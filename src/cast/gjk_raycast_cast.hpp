@@ -82,12 +82,12 @@ CastHit<S> gjk_raycast_cast(const A& ca, S ra, const B& cb, S rb, const Transfor
     // the protocol) call initially_overlapping.
     GjkOptions<S> gopt;
     const auto g = detail::gjk_solve<false, S>(ca, S(0), cb, S(0), b_in_a, gopt, nullptr);
+    const bool contact = g.status == Status::intersecting || g.v.norm() - S(radius) <= opt.tolerance;
     // A claim of contact that one of the shapes' axes refutes is GJK's rounding on a sliver:
     // conservative advancement answers.
-    if ((g.status == Status::intersecting || g.v.norm() - S(radius) <= opt.tolerance) &&
-        axes_separate<S>(ca, cb, b_in_a, S(radius) + opt.tolerance))
+    if (contact && axes_separate<S>(ca, cb, b_in_a, S(radius) + opt.tolerance))
       return advance<S>(ca, ra, cb, rb, ta, b_in_a, d, opt);
-    if (g.status == Status::intersecting || g.v.norm() - S(radius) <= opt.tolerance) {
+    if (contact) {
       h.status = Status::initially_overlapping;
       h.toi = S(0);
       return h;
@@ -106,9 +106,9 @@ CastHit<S> gjk_raycast_cast(const A& ca, S ra, const B& cb, S rb, const Transfor
     const C eps = C(std::numeric_limits<S>::epsilon());
     const C slack = C(detail::kGjkRoundingUlps) * eps * (std::max(pa.norm(), pb.norm()) + radius);
     if ((pa - pb).norm() - radius > tol + slack) {
-      const auto g = core_gjk_at<S>(ca, cb, b_in_a, d, static_cast<S>(res.lambda));
       Transform<S> at_toi = b_in_a;
       at_toi.translation += static_cast<S>(res.lambda) * d;
+      const auto g = detail::gjk_solve<false, S>(ca, S(0), cb, S(0), at_toi, GjkOptions<S>{}, nullptr);
       if ((g.status != Status::intersecting && C(g.v.norm()) - radius > tol + slack) ||
           axes_separate<S>(ca, cb, at_toi, static_cast<S>(radius + tol + slack)))
         return advance<S>(ca, ra, cb, rb, ta, b_in_a, d, opt);

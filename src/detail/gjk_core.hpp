@@ -138,7 +138,11 @@ struct GjkDescent {
   Status status = Status::max_iterations;
   bool stalled = false;  // rounding, not a proof, ended the loop
   bool early = false;    // GjkOptions::apart_beyond ended it (proven, not converged)
+  bool plane = false;    // some v·w > 0 beyond its rounding: the origin is proven outside the CSO
   int it = 0;            // GJK iterations (support calls in the loop)
+  int restarts = 0;      // new starts made (gjk_core)
+  bool restart = false;  // a stall asks for a new start from restart_w (a point of the CSO)
+  Vec3<S> restart_w, restart_pa, restart_pb;
 };
 
 /// Start: W from the cached support points, else a single support point.
@@ -217,19 +221,44 @@ template <class S>
   }
 }
 
-/// A full simplex whose determinants all pass Johnson's tests: the origin is inside. Sets the
-/// common point (v and its witnesses) and the status. `prev` is W before the new vertex.
+/// A full simplex whose determinants all pass Johnson's tests: true when it holds the origin,
+/// with the common point (v and its witnesses) and the status set. In double the signed volumes
+/// decide; where they, or a plane some support point already proved (GjkDescent::plane), put the
+/// origin outside, Johnson's signs were rounding (a tetrahedron with a corner 1e8 out passed them
+/// with the origin 0.9% of it outside; a segment 2.6 from a sliver 1e12 long in float was called
+/// intersecting after a plane): false, with W, `next` and `nn` the tetrahedron's nearest point by
+/// geometry (Johnson::closest_geometric), from which the descent goes on; a touching pair's
+/// rounding (a coordinate of −7e-14) then gives a v at the rounding level, as before. `prev` is W
+/// before the new vertex.
 template <class S>
-[[gnu::always_inline]] inline void gjk_enclosed(GjkDescent<S>& g, Vec3<S>& next, S nn, const SimplexWeights<S>& prev) {
+[[gnu::always_inline]] inline bool gjk_enclosed(GjkDescent<S>& g, Vec3<S>& next, S& nn, const SimplexWeights<S>& prev) {
+  bool outside = g.plane;
   if constexpr (sizeof(S) >= 8) {
-    // The common point by signed volumes, accurate where Johnson's weights are not.
-    if (g.simplex.origin_weights()) {
-      g.simplex.witnesses(g.v, next);
-      g.v -= next;
-      g.vv = g.v.squaredNorm();
-      g.status = Status::intersecting;
-      return;
+    if (!outside) {
+      switch (g.simplex.origin_weights()) {
+        case Johnson<S>::Enclosure::inside:  // the common point by signed volumes, accurate where Johnson's weights are not
+          g.simplex.witnesses(g.v, next);
+          g.v -= next;
+          g.vv = g.v.squaredNorm();
+          g.status = Status::intersecting;
+          return true;
+        case Johnson<S>::Enclosure::outside:
+          outside = true;
+          break;
+        case Johnson<S>::Enclosure::unknown:
+          break;
+      }
     }
+  }
+  if (outside) {
+    if (g.simplex.closest_geometric(next)) {
+      nn = next.squaredNorm();
+    } else {  // inside by the faces' planes after all: no progress, the previous v stands
+      prev.restore(g.simplex);
+      next = g.v;
+      nn = g.vv;
+    }
+    return false;
   }
   if (nn < g.vv) {
     g.v = next;
@@ -241,15 +270,23 @@ template <class S>
     prev.restore(g.simplex);
   }
   g.status = Status::intersecting;
+  return true;
 }
 
+/// New starts one GJK query may make after stalls (gjk_core).
+inline constexpr int kGjkRestarts = 2;
+
 /// Rounding stopped the descent: keep the smaller of the two bounds and stop. Without any
-/// separating plane seen (every v·w ≤ 0) nothing proves the shapes apart: the origin is
-/// within ‖v‖ of the CSO and may be inside it (thin simplices around the origin in float),
-/// so the pair counts as touching rather than as separated by an unproven ‖v‖.
+/// separating plane seen (every v·w ≤ 0) nothing proves the shapes apart: the origin is within
+/// ‖v‖ of the CSO and may be inside it (thin simplices around the origin in float), so unless a
+/// plane is found here the pair counts as touching rather than as separated by an unproven ‖v‖.
+/// A plane with v not proven near it asks gjk_core for a new start (`restart`) from the support
+/// point that proved it (`w`, `pa`, `pb`: the last one the descent took, unless one here does
+/// better).
 template <class S, class A, class B>
 [[gnu::always_inline]] inline void gjk_stall(GjkDescent<S>& g, const Vec3<S>& next, S nn, const SimplexWeights<S>& prev,
-                                             CsoSupport<S, A, B>& support) {
+                                             CsoSupport<S, A, B>& support, const Vec3<S>& w, const Vec3<S>& pa,
+                                             const Vec3<S>& pb, const GjkOptions<S>& opt) {
   Johnson<S>& simplex = g.simplex;
   if (nn < g.vv) {
     g.v = next;
@@ -257,6 +294,8 @@ template <class S, class A, class B>
   } else {
     prev.restore(simplex);  // v stays W's: its witnesses must too
   }
+  g.stalled = true;
+  g.restart_w = w, g.restart_pa = pa, g.restart_pb = pb;
   if (g.lower_vw <= S(0) && g.vv > Tolerances<S>::gjk_tiny_squared * simplex.max_vertex_norm2()) {
     // No plane seen, but v is far above the rounding level. Near contact of two flat faces
     // (or edges) the direction of v carries an error of about ε·size/‖v‖ (it is a small
@@ -264,19 +303,35 @@ template <class S, class A, class B>
     // the face, past the origin: the test fails from rounding, not geometry. The simplex's
     // own geometry gives an accurate direction (a triangle's normal, an edge's
     // perpendicular through the origin, both cross products without cancellation): the
-    // support along it proves separation when the shapes are apart.
-    const Vec3<S> d = simplex_normal(simplex, g.v);
-    if (d.squaredNorm() > S(0)) {
+    // support along it proves separation when the shapes are apart. Two are tried: W's, and
+    // that of W with the vertex the descent just rejected. On a CSO with a vertex 1e12 out
+    // (a segment against a sliver) the support along W's edge is, rightly, the far vertex's
+    // twin 124 away, and only the triangle of the three separates (a segment 2 above such a
+    // sliver was answered `intersecting`).
+    const unsigned keep = simplex.bits;
+    for (const unsigned bits : {keep, simplex.all_bits}) {
+      if (bits == 15u || (bits == simplex.all_bits && bits == keep)) continue;
+      simplex.bits = bits;
+      const Vec3<S> d = simplex_normal(simplex, g.v);
+      simplex.bits = keep;
+      if (!(d.squaredNorm() > S(0))) continue;
       Vec3<S> qa, qb;
-      const S dw = d.dot(support(-d, qa, qb));
+      const Vec3<S> x = support(-d, qa, qb);
+      const S dw = d.dot(x);
       if (dw > S(0)) {
         g.lower_vw = dw;
         g.lower_vv = d.squaredNorm();
+        g.restart_w = x, g.restart_pa = qa, g.restart_pb = qb;
+        break;
       }
     }
   }
   g.status = g.lower_vw > S(0) ? Status::separated : Status::intersecting;
-  g.stalled = true;
+  if (g.status == Status::separated) {
+    const S len = std::sqrt(g.vv), lower = g.lower_vw / std::sqrt(g.lower_vv);
+    g.restart = len - lower > S(kGjkCertifiedGapFactor) * opt.relative_tolerance * len +
+                                  S(kGjkRoundingUlps) * Tolerances<S>::epsilon * std::sqrt(simplex.max_vertex_norm2());
+  }
 }
 
 /// The support point along −v is already in W, yet the duality gap is open: v's direction is
@@ -338,9 +393,13 @@ template <bool Boolean, class S, class A, class B>
     Vec3<S> pa, pb;
     Vec3<S> w = support(-g.v, pa, pb);
     const S vw = g.v.dot(w);
-    if (vw > S(0) && vw * vw * g.lower_vv > g.lower_vw * g.lower_vw * g.vv) {
-      g.lower_vw = vw;
-      g.lower_vv = g.vv;
+    if (vw > S(0)) {
+      if (vw * vw * g.lower_vv > g.lower_vw * g.lower_vw * g.vv) {
+        g.lower_vw = vw;
+        g.lower_vv = g.vv;
+      }
+      // v·w's rounding is a few ε·‖v‖·‖w‖: past it, no simplex can hold the origin.
+      g.plane = g.plane || vw * vw > Tolerances<S>::gjk_tiny_squared * g.vv * w.squaredNorm();
     }
     if constexpr (Boolean) {
       // Separating-axis early out: v·w/||v|| is a lower bound of the core distance.
@@ -372,8 +431,7 @@ template <bool Boolean, class S, class A, class B>
     // can be trusted: either the descent made progress, or the tetrahedron is well above the
     // rounding level (a thin one in float has a noisy v but sound signs; a flat one has neither).
     if (simplex.full() && ok && (nn < g.vv || !simplex.degenerate(15u))) {
-      gjk_enclosed(g, next, nn, prev);
-      return;
+      if (gjk_enclosed(g, next, nn, prev)) return;
     }
     // (In double a backup subset that still makes progress is kept and the descent goes on.)
     if (nn >= g.vv || (!ok && sizeof(S) < 8)) {
@@ -390,11 +448,9 @@ template <bool Boolean, class S, class A, class B>
           simplex.add(w, pa, pb);
           bool ok2 = simplex.closest(next);
           if constexpr (sizeof(S) >= 8) gjk_refine_geometric(simplex, ok2, next, g.vv);
-          const S n2 = next.squaredNorm();
-          if (simplex.full() && ok2 && (n2 < g.vv || !simplex.degenerate(15u))) {
-            gjk_enclosed(g, next, n2, before);
+          S n2 = next.squaredNorm();
+          if (simplex.full() && ok2 && (n2 < g.vv || !simplex.degenerate(15u)) && gjk_enclosed(g, next, n2, before))
             return;
-          }
           if (ok2 && n2 < g.vv) {
             g.v = next;
             g.vv = n2;
@@ -405,7 +461,7 @@ template <bool Boolean, class S, class A, class B>
         next = g.v;
         nn = g.vv;
       }
-      gjk_stall(g, next, nn, prev, support);
+      gjk_stall(g, next, nn, prev, support, w, pa, pb, opt);
       return;
     }
     g.v = next;
@@ -532,7 +588,29 @@ GjkOutput<S> gjk_core(const A& a, S radius_a, const B& b, S radius_b, const Tran
                               cache ? cache->hint_b : -1};
   GjkDescent<S> g;
   gjk_start(g, support, b_in_a, cache);
-  gjk_descend<Boolean>(g, support, radii, opt, opt.max_iterations - start_iterations);
+  const int cap = opt.max_iterations - start_iterations;
+  gjk_descend<Boolean>(g, support, radii, opt, cap);
+  while (g.restart && g.restarts < kGjkRestarts) {
+    // A stall with a plane but v far from it: W's vertices (a far corner's rounding) held the
+    // descent. It starts again from the support point that proved the plane, keeping the bound;
+    // the new answer stands unless it is a larger ‖v‖.
+    GjkDescent<S> h;
+    h.restarts = g.restarts + 1;
+    h.it = g.it;
+    h.lower_vw = g.lower_vw, h.lower_vv = g.lower_vv;
+    h.plane = g.plane;
+    h.simplex.add(g.restart_w, g.restart_pa, g.restart_pb);
+    h.simplex.closest(h.v);
+    h.vv = h.v.squaredNorm();
+    gjk_descend<Boolean>(h, support, radii, opt, cap);
+    if (h.status != Status::intersecting && g.status == Status::separated && !(h.vv < g.vv)) {
+      g.it = h.it;
+      if (h.lower_vw * h.lower_vw * g.lower_vv > g.lower_vw * g.lower_vw * h.lower_vv)
+        g.lower_vw = h.lower_vw, g.lower_vv = h.lower_vv;
+      break;
+    }
+    g = h;
+  }
   if (g.status != Status::intersecting) gjk_foot_of_perpendicular(g);
   const GjkOutput<S> out = gjk_certify<Boolean>(g, radii, opt, start_iterations);
   if (cache) gjk_write_cache(*cache, g, support);

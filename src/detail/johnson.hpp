@@ -147,14 +147,24 @@ struct Johnson {
     return false;
   }
 
-  /// Foot of the perpendicular from the origin to the line through A and B, as the parameter t of
-  /// A + t·(B − A) taken from the edge vector (no cancellation of long dot products). False for a
-  /// repeated point.
-  static bool edge_foot(const Vec3<S>& A, const Vec3<S>& B, S& t) {
+  /// Foot p of the perpendicular from the origin to the line through A and B, with its weights
+  /// (la, lb) from the edge vector (no cancellation of long dot products), measured from the end
+  /// nearer the origin: from a far one (a sliver's corner 3e11 out) p and the near end's weight
+  /// carried an error of ε·3e11, which tilted v enough for the support along it to swing the far
+  /// corner 1e7 past the origin. False for a repeated point.
+  static bool edge_foot(const Vec3<S>& A, const Vec3<S>& B, S& la, S& lb, Vec3<S>& p) {
     const Vec3<S> e = B - A;
     const S ee = e.squaredNorm();
     if (!(ee > S(0))) return false;
-    t = -A.dot(e) / ee;
+    if (A.squaredNorm() <= B.squaredNorm()) {
+      lb = -A.dot(e) / ee;
+      la = S(1) - lb;
+      p = A + lb * e;
+    } else {
+      la = B.dot(e) / ee;
+      lb = S(1) - la;
+      p = B - la * e;
+    }
     return true;
   }
 
@@ -180,9 +190,20 @@ struct Johnson {
     const S nn = nrm.squaredNorm();
     if (!(nn > S(0))) return false;
     p = (nrm.dot(*corner) / nn) * nrm;
-    l[0] = nrm.dot((B - p).cross(C - p)) / nn;
-    l[1] = nrm.dot((C - p).cross(A - p)) / nn;
-    l[2] = S(1) - l[0] - l[1];
+    // Each weight from the signed area opposite its vertex, but the nearest vertex's, which is one
+    // minus the others: a far vertex's weight is tiny, and only a product of the near edges gives
+    // it to full relative accuracy (its error is multiplied by the vertex in the witnesses).
+    const Vec3<S>* v[3] = {&A, &B, &C};
+    int near = 0;
+    for (int i = 1; i < 3; ++i)
+      if (v[i]->squaredNorm() < v[near]->squaredNorm()) near = i;
+    S rest = 0;
+    for (int i = 0; i < 3; ++i) {
+      if (i == near) continue;
+      l[i] = nrm.dot((*v[(i + 1) % 3] - p).cross(*v[(i + 2) % 3] - p)) / nn;
+      rest += l[i];
+    }
+    l[near] = S(1) - rest;
     return true;
   }
 
@@ -198,11 +219,12 @@ struct Johnson {
     for (int i = 0; i < 4; ++i)
       if (bits & (1u << i)) idx[n++] = i;
     if (n == 2) {
-      S t;
-      if (!edge_foot(y[idx[0]], y[idx[1]], t) || !(t >= S(0) && t <= S(1))) return false;
-      lambda[idx[0]] = S(1) - t;
-      lambda[idx[1]] = t;
-      v = y[idx[0]] + t * (y[idx[1]] - y[idx[0]]);
+      S la, lb;
+      Vec3<S> p;
+      if (!edge_foot(y[idx[0]], y[idx[1]], la, lb, p) || !(la >= S(0) && lb >= S(0))) return false;
+      lambda[idx[0]] = la;
+      lambda[idx[1]] = lb;
+      v = p;
       return true;
     }
     Vec3<S> nrm, p;
@@ -247,12 +269,11 @@ struct Johnson {
       l[idx[i]] = 1;
       consider(1u << idx[i], l, y[idx[i]]);
       for (int j = i + 1; j < n; ++j) {
-        S t;
-        if (!edge_foot(y[idx[i]], y[idx[j]], t) || !(t > S(0) && t < S(1))) continue;
         S m[4] = {0, 0, 0, 0};
-        m[idx[i]] = S(1) - t;
-        m[idx[j]] = t;
-        consider((1u << idx[i]) | (1u << idx[j]), m, Vec3<S>(y[idx[i]] + t * (y[idx[j]] - y[idx[i]])));
+        Vec3<S> p;
+        if (!edge_foot(y[idx[i]], y[idx[j]], m[idx[i]], m[idx[j]], p) || !(m[idx[i]] > S(0) && m[idx[j]] > S(0)))
+          continue;
+        consider((1u << idx[i]) | (1u << idx[j]), m, p);
       }
     }
     // Faces: the foot of the perpendicular, when inside by signed areas.
@@ -284,26 +305,37 @@ struct Johnson {
     return true;
   }
 
+  /// Where the origin lies for a full W, by origin_weights.
+  enum class Enclosure { inside, outside, unknown };
+
   /// Barycentric coordinates of the origin in the tetrahedron Y by signed volumes (triple products
-  /// of the vertices, no Lagrange-identity cancellation), for a full W that holds the origin.
-  /// Johnson's weights there come from determinants of dot products: on a thin tetrahedron they
-  /// put Σ λ_i y_i a few 1e-9 from the origin (box–cylinder, segment–triangle), so the two
-  /// witnesses were not one common point. Sets λ and returns true when every coordinate is ≥ 0
-  /// (the origin inside up to rounding); leaves everything as is otherwise.
-  bool origin_weights() {
-    if (bits != 15u) return false;
-    auto volume = [](const Vec3<S>& p, const Vec3<S>& q, const Vec3<S>& r, const Vec3<S>& t) {
-      return (q - p).dot((r - p).cross(t - p));
+  /// of the vertices, no Lagrange-identity cancellation), for a full W that Johnson's tests say
+  /// holds the origin. Johnson's weights there come from determinants of dot products: on a thin
+  /// tetrahedron they put Σ λ_i y_i a few 1e-9 from the origin (box–cylinder, segment–triangle),
+  /// so the two witnesses were not one common point; on one with a vertex 1e8 out their signs
+  /// passed with the origin 0.9% of the tetrahedron outside (a segment 0.02 from a sliver called
+  /// intersecting). `inside` (λ set) when every coordinate is ≥ 0, `outside` when one is < 0,
+  /// `unknown` for a flat tetrahedron (zero volume); nothing changed but for `inside`.
+  Enclosure origin_weights() {
+    if (bits != 15u) return Enclosure::unknown;
+    // The volume of Y with the origin in place of y_i, as a triple product a·(b×c) of vertices
+    // (the origin as base: no difference of two far vertices), the longest of the three taken as
+    // the dot's (the cross product of the shorter two keeps its digits; with a corner 1e9 out, a
+    // triple product of differences from it lost them and put the origin inside).
+    auto triple = [](const Vec3<S>& a, const Vec3<S>& b, const Vec3<S>& c) {
+      const S na = a.squaredNorm(), nb = b.squaredNorm(), nc = c.squaredNorm();
+      if (na >= nb && na >= nc) return a.dot(b.cross(c));
+      if (nb >= nc) return b.dot(c.cross(a));
+      return c.dot(a.cross(b));
     };
-    const Vec3<S> o = Vec3<S>::Zero();
-    const S l[4] = {volume(o, y[1], y[2], y[3]), volume(y[0], o, y[2], y[3]), volume(y[0], y[1], o, y[3]),
-                    volume(y[0], y[1], y[2], o)};
+    const S l[4] = {triple(y[1], y[2], y[3]), -triple(y[0], y[2], y[3]), triple(y[0], y[1], y[3]),
+                    -triple(y[0], y[1], y[2])};
     const S total = l[0] + l[1] + l[2] + l[3];
-    if (!(total != S(0))) return false;
+    if (!(total != S(0)) || !std::isfinite(total)) return Enclosure::unknown;
     for (int i = 0; i < 4; ++i)
-      if (!(l[i] / total >= S(0))) return false;
+      if (!(l[i] / total >= S(0))) return Enclosure::outside;
     for (int i = 0; i < 4; ++i) lambda[i] = l[i] / total;
-    return true;
+    return Enclosure::inside;
   }
 
   /// Witness points Σ λ_i a_i and Σ λ_i b_i of the current v.

@@ -74,9 +74,12 @@ TEST(GjkWitnessesNeedle, TouchingAtTheHitFuzzFinding) {
       o.closed_form = closed_form;
       const CastHit<double> h = shape_cast<double>(a, qa, va, b, qb, vb, o);
       ASSERT_EQ(h.status, Status::hit) << "method " << static_cast<int>(m);
-      // GJK distance along the path: 3.4e-4 at t = 0.63647, touching (to its rounding floor of
-      // 0.014 at the needle's length) from 0.636475.
-      EXPECT_NEAR(h.toi, 0.63647, 1e-5) << "method " << static_cast<int>(m);
+      // GJK distance along the path, in long double: 3.35e-4 at t = 0.63647, 2.8e-5 at 0.636555,
+      // touching at 0.636563. In double it calls the pair touching (to its rounding floor of
+      // 0.014 at the needle's length) at some times from 0.63645 on, and separated at others.
+      // The hit lies in that band and never after the contact.
+      EXPECT_GE(h.toi, 0.63645) << "method " << static_cast<int>(m);
+      EXPECT_LE(h.toi, 0.636563) << "method " << static_cast<int>(m);
       // Allowed: twice the honest tolerance of a pair 1e12 across (64 ulps of it: 0.014).
       EXPECT_LE((h.point_a - h.point_b).norm(), 0.03) << "method " << static_cast<int>(m);
     }

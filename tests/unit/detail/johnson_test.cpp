@@ -9,7 +9,8 @@
 //   the optimality certificate v·y_i ≥ ‖v‖² holds for every vertex, and the witnesses
 //   Σ λ_i a_i, Σ λ_i b_i differ by v;
 // - closest_geometric(): the same point for any order of the vertices;
-// - origin_weights(): a tetrahedron around the origin gives the oracle's barycentric coordinates;
+// - origin_weights(): a tetrahedron around the origin gives the oracle's barycentric coordinates,
+//   one that leaves it out says `outside`;
 // - translate(): moving every vertex (the ray cast's step) gives the shifted simplex's answer.
 #include "detail/johnson.hpp"
 
@@ -288,9 +289,52 @@ TYPED_TEST(Johnson, OriginWeightsAreTheBarycentricCoordinatesOfTheOrigin) {
     ASSERT_TRUE(j.closest(v)) << what;
     EXPECT_EQ(j.bits, 15u) << what;
     EXPECT_LE(double(wide(v).norm()), double(tolerance<S>())) << what;
-    ASSERT_TRUE(j.origin_weights()) << what;
+    ASSERT_EQ(j.origin_weights(), detail::Johnson<S>::Enclosure::inside) << what;
     for (int i = 0; i < 4; ++i) EXPECT_NEAR(double(j.lambda[i]), double(o.weight[i]), 50 * double(tolerance<S>())) << what;
   }
+}
+
+// The origin outside the tetrahedron (one weight −0.02..−1 of the total) is `outside`, and the
+// weights are left as they were.
+TYPED_TEST(Johnson, OriginWeightsSayOutsideWhenAWeightIsNegative) {
+  using S = TypeParam;
+  Rng rng(scenes::seed_of(std::string("johnson origin outside ") + scenes::scalar_name<S>()));
+  for (int c = 0; c < scenes::battery(3000); ++c) {
+    std::vector<Vec3<S>> q = random_simplex<S>(rng, 4, 0);
+    double w[4], total = 0;
+    for (double& x : w) total += (x = rng.uniform(0.05, 1));
+    const int neg = c % 4;
+    total -= w[neg];
+    w[neg] = -rng.uniform(0.02, 1) * total;
+    total += w[neg];
+    V inner = V::Zero();
+    for (int i = 0; i < 4; ++i) inner += (w[i] / total) * q[i].template cast<double>();
+    std::vector<Vec3<S>> y;
+    for (const auto& p : q) y.push_back((p.template cast<double>() - inner).template cast<S>());
+    detail::Johnson<S> j;
+    build(j, y, {0, 1, 2, 3}, rng);
+    j.bits = 15u;
+    for (S& l : j.lambda) l = S(0.25);
+    const std::string what = "case " + std::to_string(c);
+    EXPECT_EQ(j.origin_weights(), detail::Johnson<S>::Enclosure::outside) << what;
+    for (const S l : j.lambda) EXPECT_EQ(l, S(0.25)) << what;
+  }
+}
+
+// The tetrahedron of a segment–sliver pair (2026-11-30) that passed Johnson's sign tests in
+// double with the origin outside it (its weight at vertex 1 is −0.0090, exactly): signed volumes
+// say outside, and GJK no longer calls the pair, 0.019 apart, intersecting.
+TEST(JohnsonDouble, OriginWeightsOfATetrahedronWithACornerFarOut) {
+  const std::vector<Vec3<double>> y = {
+      {148533922.91655638814, 71181167.8039139211178, 2088259.70337203843519},
+      {-10.4455704747248994124, 0.468804749493415551242, 1.73036184967982853422},
+      {60.668003929753311354, -13.8090287082834191068, 3.19350905429299647409},
+      {-10.3943330883206925819, 1.34423436699915699322, -0.469127928522475534656}};
+  detail::Johnson<double> j;
+  Rng rng(1);
+  build(j, y, {0, 1, 2, 3}, rng);
+  j.bits = 15u;
+  EXPECT_EQ(j.origin_weights(), detail::Johnson<double>::Enclosure::outside);
 }
 
 TYPED_TEST(Johnson, TranslateMovesTheWholeSimplex) {
