@@ -22,6 +22,7 @@
 #include <impact/query.hpp>
 
 #include "detail/gjk.hpp"
+#include "oracles_long_double.hpp"
 #include "scenes.hpp"
 
 #include <gtest/gtest.h>
@@ -194,42 +195,9 @@ TEST(GjkSliverStall, FuzzFindingDistance) {
   }
 }
 
-using L = Eigen::Matrix<long double, 3, 1>;
-
-/// Distance from p to triangle (a, b, c) in long double: the plane when p projects inside, else
-/// the nearest of the three edges.
-long double point_triangle(const L& p, const L& a, const L& b, const L& c) {
-  auto seg = [&](const L& x, const L& y) {
-    const L e = y - x;
-    const long double t = std::clamp((p - x).dot(e) / e.squaredNorm(), 0.0L, 1.0L);
-    return (x + t * e - p).norm();
-  };
-  const L n = (b - a).cross(c - a);
-  const L q = p - n * ((p - a).dot(n) / n.squaredNorm());
-  const bool inside = (b - a).cross(q - a).dot(n) >= 0 && (c - b).cross(q - b).dot(n) >= 0 && (a - c).cross(q - c).dot(n) >= 0;
-  if (inside) return (p - q).norm();
-  return std::min({seg(a, b), seg(b, c), seg(c, a)});
-}
-
-/// Distance from segment pq to the triangle: the distance of p + t·(q − p) is convex in t, so a
-/// ternary search finds its least value.
-long double segment_triangle(const L& p, const L& q, const L& a, const L& b, const L& c) {
-  auto d = [&](long double t) { return point_triangle(p + t * (q - p), a, b, c); };
-  long double lo = 0, hi = 1;
-  for (int k = 0; k < 120; ++k) {
-    const long double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
-    if (d(m1) < d(m2)) hi = m2;
-    else lo = m1;
-  }
-  return std::min({d(0), d(1), d((lo + hi) / 2)});
-}
-
-/// Distance from x to segment pq in long double.
-long double point_segment(const L& x, const L& p, const L& q) {
-  const L e = q - p;
-  const long double t = std::clamp((x - p).dot(e) / e.squaredNorm(), 0.0L, 1.0L);
-  return (p + t * e - x).norm();
-}
+using oracle_ld::L;
+using oracle_ld::point_segment;
+using oracle_ld::point_triangle;
 
 // Segments (a third grown into capsules by a sphere) at random poses near the short end of slivers
 // 1e9..1e12 long, against the segment–triangle distance in long double: `distance` and `intersect`
@@ -270,7 +238,7 @@ void segments_near_slivers(unsigned seed) {
     const L w0 = rl * l0.template cast<long double>() + shift.template cast<long double>();
     const L w1 = rl * l1.template cast<long double>() + shift.template cast<long double>();
     const L la = a.template cast<long double>(), lb = b.template cast<long double>(), lc = c.template cast<long double>();
-    const long double truth = segment_triangle(w0, w1, la, lb, lc) - r;
+    const long double truth = oracle_ld::segment_triangle(w0, w1, la, lb, lc) - r;
     const double floor = 128 * std::numeric_limits<double>::epsilon() * double(c.norm());
     if (std::abs(double(truth)) < 1e-3 + floor) continue;
     const bool touch = truth <= 0;
@@ -302,41 +270,6 @@ void segments_near_slivers(unsigned seed) {
 TEST(GjkSliverStall, SegmentsNearSliversAgainstLongDoubleDistanceDouble) { segments_near_slivers<double>(31); }
 TEST(GjkSliverStall, SegmentsNearSliversAgainstLongDoubleDistanceFloat) { segments_near_slivers<float>(32); }
 
-/// Distance from p to the box of half extents h centred at the origin, in long double.
-long double point_box(const L& p, const L& h) {
-  L d;
-  for (int k = 0; k < 3; ++k) d[k] = std::max(std::abs(p[k]) - h[k], 0.0L);
-  return d.norm();
-}
-
-/// Distance between segments pq and ab in long double (convex in the parameter along pq).
-long double segment_segment(const L& p, const L& q, const L& a, const L& b) {
-  auto d = [&](long double t) { return point_segment(p + t * (q - p), a, b); };
-  long double lo = 0, hi = 1;
-  for (int k = 0; k < 100; ++k) {
-    const long double m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
-    if (d(m1) < d(m2)) hi = m2;
-    else lo = m1;
-  }
-  return std::min({d(0), d(1), d((lo + hi) / 2)});
-}
-
-/// Whether the box of half extents h (centred at the origin) and triangle t are apart: the
-/// separating axis test on its 13 axes, in long double.
-bool box_triangle_apart(const L& h, const L t[3]) {
-  const L e[3] = {t[1] - t[0], t[2] - t[1], t[0] - t[2]};
-  L axes[13] = {L::UnitX(), L::UnitY(), L::UnitZ(), e[0].cross(e[1])};
-  for (int i = 0; i < 3; ++i)
-    for (int k = 0; k < 3; ++k) axes[4 + 3 * i + k] = L::Unit(k).cross(e[i]);
-  for (const L& ax : axes) {
-    if (ax.squaredNorm() == 0) continue;
-    const long double r = h.cwiseProduct(ax.cwiseAbs()).sum();
-    const long double p0 = t[0].dot(ax), p1 = t[1].dot(ax), p2 = t[2].dot(ax);
-    if (std::min({p0, p1, p2}) > r || std::max({p0, p1, p2}) < -r) return true;
-  }
-  return false;
-}
-
 // Boxes at random poses near the short end of slivers 1e9..1e12 long (half of them touching),
 // against long double: contact by the separating axis test, the distance of an apart pair as the
 // least over its feature pairs (box corners to the triangle, triangle corners to the box, edges to
@@ -365,9 +298,9 @@ TEST(GjkSliverStall, BoxesNearSliversAgainstLongDoubleDistance) {
                     tri_in_box.apply(c).cast<long double>()};
     const L hl = h.cast<long double>();
     long double truth = 0;
-    if (box_triangle_apart(hl, t)) {
+    if (oracle_ld::box_triangle_apart(hl, t)) {
       truth = std::numeric_limits<long double>::infinity();
-      for (const L& p : t) truth = std::min(truth, point_box(p, hl));
+      for (const L& p : t) truth = std::min(truth, oracle_ld::point_box(p, hl));
       for (int s = 0; s < 8; ++s) {
         const L corner(s & 1 ? hl[0] : -hl[0], s & 2 ? hl[1] : -hl[1], s & 4 ? hl[2] : -hl[2]);
         truth = std::min(truth, point_triangle(corner, t[0], t[1], t[2]));
@@ -375,7 +308,7 @@ TEST(GjkSliverStall, BoxesNearSliversAgainstLongDoubleDistance) {
           if (corner[k] > 0) continue;  // each box edge once: from its corner on the − side
           L other = corner;
           other[k] = hl[k];
-          for (int e = 0; e < 3; ++e) truth = std::min(truth, segment_segment(corner, other, t[e], t[(e + 1) % 3]));
+          for (int e = 0; e < 3; ++e) truth = std::min(truth, oracle_ld::segment_segment(corner, other, t[e], t[(e + 1) % 3]));
         }
       }
     }

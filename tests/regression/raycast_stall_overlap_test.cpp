@@ -27,6 +27,8 @@
 #include <impact/cast.hpp>
 #include <impact/mesh.hpp>
 
+#include "oracles_long_double.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -37,7 +39,7 @@ namespace {
 
 using namespace impact;
 using V = Vec3<double>;
-using L = Eigen::Matrix<long double, 3, 1>;
+using oracle_ld::L;
 
 Shape<double> point_hull(const V& p) {
   std::vector<V> pts{p};
@@ -71,21 +73,7 @@ TEST(RaycastStallOverlap, FuzzFinding) {
   }
 }
 
-/// Distance from p to triangle (a, b, c) in long double: the plane when p projects inside, else
-/// the nearest of the three edges.
-long double point_triangle(const L& p, const L& a, const L& b, const L& c) {
-  auto seg = [&](const L& x, const L& y) {
-    const L e = y - x;
-    long double t = (p - x).dot(e) / e.squaredNorm();
-    t = std::clamp(t, 0.0L, 1.0L);
-    return (x + t * e - p).norm();
-  };
-  const L n = (b - a).cross(c - a);
-  const L q = p - n * ((p - a).dot(n) / n.squaredNorm());
-  const bool inside = (b - a).cross(q - a).dot(n) >= 0 && (c - b).cross(q - b).dot(n) >= 0 && (a - c).cross(q - c).dot(n) >= 0;
-  if (inside) return (p - q).norm();
-  return std::min({seg(a, b), seg(b, c), seg(c, a)});
-}
+using oracle_ld::point_triangle;
 
 TEST(RaycastStallOverlap, SliversAgainstLongDoubleDistance) {
   std::mt19937_64 rng(77);
