@@ -1,4 +1,5 @@
-// impact — toi_double.cpp: the double instantiation of toi_impl.hpp.
+// impact — toi_double.cpp: the double instantiation of toi_impl.hpp, and the solvers it shares
+// with toi_float.cpp (toi/toi_solver_instances.hpp).
 #include "toi_impl.hpp"
 
 namespace impact {
@@ -11,5 +12,9 @@ template ToiHit<double> toi::time_of_impact_hinted<double>(const Shape<double>&,
                                                   std::span<const toi::ToiHint<double>>);
 
 template class toi::PartSweep<double>;
+
+namespace toi {
+IMPACT_TOI_SOLVER_SHARED()
+}  // namespace toi
 
 }  // namespace impact

@@ -6,7 +6,7 @@
 #include "detail/dispatch.hpp"
 #include "detail/validation.hpp"
 #include "toi/toi_entry.hpp"
-#include "toi/toi_solver.hpp"
+#include "toi/toi_solver_instances.hpp"
 #include <impact/toi.hpp>
 
 #include <algorithm>
@@ -108,10 +108,7 @@ ToiHit<S> run_solver(const detail::Core<S>& ca, const toi::Kinematics<C>& ka, S 
   const ToiHit<C> hit = detail::visit_core(ca, [&](const auto& x) {
     return visit_b([&](const auto& y) {
       const auto run = [&](const auto& px, const auto& py) {
-        using X = std::decay_t<decltype(px)>;
-        using Y = std::decay_t<decltype(py)>;
-        toi::ToiSolver<C, X, Y> solver(px, C(ca.radius), py, C(radius_b), ka, kb, wide, rel);
-        return solver.run(solver_hints, solver_later);
+        return toi::solve_pair<C>(px, C(ca.radius), py, C(radius_b), ka, kb, wide, rel, solver_hints, solver_later);
       };
       if constexpr (std::is_same_v<C, S>)
         return run(x, y);

@@ -16,7 +16,7 @@
 #include <impact/tolerances.hpp>
 
 #include "detail/closed_form.hpp"
-#include "detail/gjk_core.hpp"
+#include "detail/gjk_core_instances.hpp"
 #include "detail/projection_distance.hpp"
 
 #include <algorithm>
