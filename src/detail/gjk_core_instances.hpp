@@ -20,7 +20,7 @@
 //
 // Measured (2 cores, the six units and these three, with toi/toi_solver_instances.hpp): under
 // ASan (clang -O1) 2,065 s of compile before, 1,231 s after; in release (GCC -O3) gjk_float.cpp
-// alone went from 287 s to 22 s, and the whole release build from about 15 to 7 minutes.
+// alone went from 287 s to 22 s, and the 22 targets that include GJK rebuilt in 7 minutes.
 #pragma once
 
 #include "detail/core_pairs.hpp"
