@@ -389,9 +389,7 @@ CastHit<S> shape_cast(const Shape<S>& a, const Pose<S>& pose_a, const Vec3<S>& v
       Vec3<S> n = rt * h.normal;
       Vec3<S> pa = ta.apply_inverse(h.point_a);
       Vec3<S> pb = ta.apply_inverse(h.point_b);
-      Transform<S> bt = b_in_a;
-      bt.translation += h.toi * d;
-      refine_contact<S>(ca, ra, cb, rb, bt, n, pa, pb, opt.target_distance, opt.tolerance);
+      refine_contact<S>(ca, ra, cb, rb, moved(b_in_a, d, h.toi), n, pa, pb, opt.target_distance, opt.tolerance);
       h.normal = ta.rotation * n;
       h.point_a = ta.apply(pa);
       h.point_b = ta.apply(pb);

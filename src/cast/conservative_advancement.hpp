@@ -28,8 +28,7 @@ CastHit<S> advance(const A& a, S ra, const B& b, S rb, const Transform<S>& ta, c
   int steps = 0;
   Vec3<S> axis = Vec3<S>::Zero();  // the last separating axis advanced along (A toward B)
   for (;;) {
-    Transform<S> bt = b_in_a;
-    bt.translation += t * d;
+    const Transform<S> bt = moved(b_in_a, d, t);
     const auto g = detail::gjk_solve<false, S>(a, S(0), b, S(0), bt, gopt, &cache);
     const S len = g.v.norm();
     const S upper = len - radii;  // distance at t is at most this (v is a point of the CSO)

@@ -70,12 +70,18 @@ bool axes_separate(const A& a, const B& b, const Transform<S>& b_in_a, S gap, Ve
   return found;
 }
 
+/// B's placement in A's frame at time t of a cast along d: translated by t·d.
+template <class S>
+[[nodiscard]] Transform<S> moved(Transform<S> b_in_a, const Vec3<S>& d, S t) {
+  b_in_a.translation += t * d;
+  return b_in_a;
+}
+
 /// GJK distance between the cores with B moved by t·d (A's frame, no cache): what proves or
 /// refutes a method's contact at its time of impact, and gives the contact's points.
 template <class S, class A, class B>
-detail::GjkOutput<S> core_gjk_at(const A& a, const B& b, Transform<S> b_in_a, const Vec3<S>& d, S t) {
-  b_in_a.translation += t * d;
-  return detail::gjk_solve<false, S>(a, S(0), b, S(0), b_in_a, GjkOptions<S>{}, nullptr);
+detail::GjkOutput<S> core_gjk_at(const A& a, const B& b, const Transform<S>& b_in_a, const Vec3<S>& d, S t) {
+  return detail::gjk_solve<false, S>(a, S(0), b, S(0), moved(b_in_a, d, t), GjkOptions<S>{}, nullptr);
 }
 
 /// The finest core distance GJK resolves on its output `g`: 64 ulps (of the arithmetic its loop

@@ -106,8 +106,7 @@ CastHit<S> gjk_raycast_cast(const A& ca, S ra, const B& cb, S rb, const Transfor
     const C eps = C(std::numeric_limits<S>::epsilon());
     const C slack = C(detail::kGjkRoundingUlps) * eps * (std::max(pa.norm(), pb.norm()) + radius);
     if ((pa - pb).norm() - radius > tol + slack) {
-      Transform<S> at_toi = b_in_a;
-      at_toi.translation += static_cast<S>(res.lambda) * d;
+      const Transform<S> at_toi = moved(b_in_a, d, static_cast<S>(res.lambda));
       const auto g = detail::gjk_solve<false, S>(ca, S(0), cb, S(0), at_toi, GjkOptions<S>{}, nullptr);
       if ((g.status != Status::intersecting && C(g.v.norm()) - radius > tol + slack) ||
           axes_separate<S>(ca, cb, at_toi, static_cast<S>(radius + tol + slack)))

@@ -94,6 +94,16 @@ inline constexpr int kGjkRoundingUlps = 64;
 /// but measures the gap with the v·w of the last support point, not the best lower bound.
 inline constexpr int kGjkCertifiedGapFactor = 10;
 
+/// True when the gap between the upper bound `len` (‖v‖) and the lower bound `lower` of a
+/// separated pair is within what proves it (kGjkCertifiedGapFactor relative tolerances, plus
+/// rounding of a simplex whose largest vertex is `scale` long): gjk_certify's proof, and what a
+/// stall that found a plane checks before asking for a new start.
+template <class S>
+[[nodiscard]] inline bool gjk_gap_proven(S len, S lower, S relative_tolerance, S scale) {
+  return len - lower <= S(kGjkCertifiedGapFactor) * relative_tolerance * len +
+                            S(kGjkRoundingUlps) * Tolerances<S>::epsilon * scale;
+}
+
 /// Support of the core CSO A − B in direction d, in A's frame, with the hull hints GJK keeps.
 template <class S, class A, class B>
 struct CsoSupport {
@@ -145,12 +155,20 @@ struct GjkDescent {
   Vec3<S> restart_w, restart_pa, restart_pb;
 };
 
+/// W = {w} (a point of the CSO, with its shapes' points pa and pb), v = w.
+template <class S>
+[[gnu::always_inline]] inline void gjk_start_at(GjkDescent<S>& g, const Vec3<S>& w, const Vec3<S>& pa,
+                                                const Vec3<S>& pb) {
+  g.simplex.add(w, pa, pb);
+  g.simplex.closest(g.v);
+  g.vv = g.v.squaredNorm();
+}
+
 /// Start: W from the cached support points, else a single support point.
 template <class S, class A, class B>
 [[gnu::always_inline]] inline void gjk_start(GjkDescent<S>& g, CsoSupport<S, A, B>& support,
                                              const Transform<S>& b_in_a, const GjkCache<S>* cache) {
   Johnson<S>& simplex = g.simplex;
-  bool have_v = false;
   if (cache && cache->count > 0) {
     // Warm start: the cached support points are still points of the shapes, so their
     // differences are points of the CSO at the new poses.
@@ -163,19 +181,18 @@ template <class S, class A, class B>
       simplex.bits |= simplex.last_bit;
     }
     simplex.bits &= ~simplex.last_bit;
-    have_v = simplex.closest(g.v);
-    if (!have_v) simplex.reset();
+    if (simplex.closest(g.v)) {
+      g.vv = g.v.squaredNorm();
+      return;
+    }
+    simplex.reset();
   }
-  if (!have_v) {
-    // Any point of the CSO will do; the support point toward A's origin from B's is a good one.
-    Vec3<S> d = cache && cache->axis.squaredNorm() > S(0) ? Vec3<S>(-cache->axis) : Vec3<S>(b_in_a.translation);
-    if (d.squaredNorm() == S(0)) d = Vec3<S>::UnitX();
-    Vec3<S> pa, pb;
-    const Vec3<S> w = support(d, pa, pb);
-    simplex.add(w, pa, pb);
-    simplex.closest(g.v);
-  }
-  g.vv = g.v.squaredNorm();
+  // Cold: any point of the CSO will do; the support point toward A's origin from B's is a good one.
+  Vec3<S> d = cache && cache->axis.squaredNorm() > S(0) ? Vec3<S>(-cache->axis) : Vec3<S>(b_in_a.translation);
+  if (d.squaredNorm() == S(0)) d = Vec3<S>::UnitX();
+  Vec3<S> pa, pb;
+  const Vec3<S> w = support(d, pa, pb);
+  gjk_start_at(g, w, pa, pb);
 }
 
 /// Double only: the nearest point of the new simplex by geometry where Johnson's is inaccurate.
@@ -309,8 +326,10 @@ template <class S, class A, class B>
     // twin 124 away, and only the triangle of the three separates (a segment 2 above such a
     // sliver was answered `intersecting`).
     const unsigned keep = simplex.bits;
-    for (const unsigned bits : {keep, simplex.all_bits}) {
-      if (bits == 15u || (bits == simplex.all_bits && bits == keep)) continue;
+    const unsigned tries[2] = {keep, simplex.all_bits};
+    for (int k = 0; k < (simplex.all_bits != keep ? 2 : 1); ++k) {
+      const unsigned bits = tries[k];
+      if (bits == 15u) continue;  // a tetrahedron has no normal
       simplex.bits = bits;
       const Vec3<S> d = simplex_normal(simplex, g.v);
       simplex.bits = keep;
@@ -329,8 +348,7 @@ template <class S, class A, class B>
   g.status = g.lower_vw > S(0) ? Status::separated : Status::intersecting;
   if (g.status == Status::separated) {
     const S len = std::sqrt(g.vv), lower = g.lower_vw / std::sqrt(g.lower_vv);
-    g.restart = len - lower > S(kGjkCertifiedGapFactor) * opt.relative_tolerance * len +
-                                  S(kGjkRoundingUlps) * Tolerances<S>::epsilon * std::sqrt(simplex.max_vertex_norm2());
+    g.restart = !gjk_gap_proven(len, lower, opt.relative_tolerance, std::sqrt(simplex.max_vertex_norm2()));
   }
 }
 
@@ -539,8 +557,7 @@ template <bool Boolean, class S>
     out.certified = !g.stalled || vv <= Tolerances<S>::gjk_tiny_squared * simplex.max_vertex_norm2();
   } else {
     const S len = std::sqrt(vv);
-    out.certified = len - out.lower <= S(kGjkCertifiedGapFactor) * opt.relative_tolerance * len +
-                                           S(kGjkRoundingUlps) * Tolerances<S>::epsilon * out.scale;
+    out.certified = gjk_gap_proven(len, out.lower, opt.relative_tolerance, out.scale);
   }
   if (status == Status::separated || status == Status::max_iterations) {
     if constexpr (!Boolean) {
@@ -599,9 +616,7 @@ GjkOutput<S> gjk_core(const A& a, S radius_a, const B& b, S radius_b, const Tran
     h.it = g.it;
     h.lower_vw = g.lower_vw, h.lower_vv = g.lower_vv;
     h.plane = g.plane;
-    h.simplex.add(g.restart_w, g.restart_pa, g.restart_pb);
-    h.simplex.closest(h.v);
-    h.vv = h.v.squaredNorm();
+    gjk_start_at(h, g.restart_w, g.restart_pa, g.restart_pb);
     gjk_descend<Boolean>(h, support, radii, opt, cap);
     if (h.status != Status::intersecting && g.status == Status::separated && !(h.vv < g.vv)) {
       g.it = h.it;

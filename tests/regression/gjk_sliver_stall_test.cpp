@@ -21,6 +21,7 @@
 #include <impact/mesh.hpp>
 #include <impact/query.hpp>
 
+#include "cast_scenes.hpp"
 #include "detail/gjk.hpp"
 #include "oracles_long_double.hpp"
 #include "scenes.hpp"
@@ -148,15 +149,7 @@ void segment_above_sliver() {
     const CastHit<F> h = shape_cast<F>(seg, pose, v, Triangle<F>{tri}, Pose<F>{}, V::Zero(), o);
     EXPECT_EQ(h.status, Status::miss) << "method " << static_cast<int>(m) << " toi " << h.toi;
   }
-  TriangleMesh<F> mesh;
-  mesh.vertices = {tri.a, tri.b, tri.c};
-  mesh.triangles = {{0, 1, 2}};
-  ASSERT_EQ(build_mesh(mesh), "");
-  for (bool brute : {false, true}) {
-    MeshShapeOptions<F> mo;
-    mo.brute_force = brute;
-    EXPECT_EQ(mesh_shape_cast(mesh, seg, pose, v, mo).status, Status::miss) << "brute force " << brute;
-  }
+  cast_scenes::expect_one_triangle_mesh_misses<F>(tri.a, tri.b, tri.c, seg, pose, v);
 }
 
 TEST(GjkSliverStall, SegmentAboveASliverFuzzFindingFloat) { segment_above_sliver<float>(); }

@@ -27,6 +27,7 @@
 #include <impact/cast.hpp>
 #include <impact/mesh.hpp>
 
+#include "cast_scenes.hpp"
 #include "oracles_long_double.hpp"
 
 #include <gtest/gtest.h>
@@ -61,16 +62,9 @@ TEST(RaycastStallOverlap, FuzzFinding) {
   o.target_distance = 4;
   EXPECT_EQ(shape_cast<double>(s, pose, V::Zero(), tri, Pose<double>{}, V::Zero(), o).status, Status::miss);
   // Through the mesh cast: the tree and brute force agree.
-  TriangleMesh<double> m;
-  m.vertices = {v2, v3, v1};
-  m.triangles = {{0, 1, 2}};
-  ASSERT_EQ(build_mesh(m), "");
-  for (bool brute : {false, true}) {
-    MeshShapeOptions<double> mo;
-    mo.target_distance = 4;
-    mo.brute_force = brute;
-    EXPECT_EQ(mesh_shape_cast(m, s, pose, V(-4, -4, -4), mo).status, Status::miss) << "brute force " << brute;
-  }
+  MeshShapeOptions<double> mo;
+  mo.target_distance = 4;
+  cast_scenes::expect_one_triangle_mesh_misses<double>(v2, v3, v1, s, pose, V(-4, -4, -4), mo);
 }
 
 using oracle_ld::point_triangle;
@@ -150,15 +144,7 @@ TEST(RaycastStallOverlap, HitWithWitnessesApartFuzzFinding) {
   const V a(0.25, 0.25, 0.25), b(-2.5, 1e12, 0.25), c(3.75, 3.75, -1.5);
   const CastHit<double> h = shape_cast<double>(s, pose, v, Triangle<double>{a, b, c}, Pose<double>{}, V::Zero(), {});
   EXPECT_EQ(h.status, Status::miss);
-  TriangleMesh<double> m;
-  m.vertices = {a, b, c};
-  m.triangles = {{0, 1, 2}};
-  ASSERT_EQ(build_mesh(m), "");
-  for (bool brute : {false, true}) {
-    MeshShapeOptions<double> mo;
-    mo.brute_force = brute;
-    EXPECT_EQ(mesh_shape_cast(m, s, pose, v, mo).status, Status::miss) << "brute force " << brute;
-  }
+  cast_scenes::expect_one_triangle_mesh_misses<double>(a, b, c, s, pose, v);
 }
 
 // A point (placed by a TransformedShape, so GJK runs) moving past random slivers up to 1e12

@@ -14,6 +14,7 @@
 #include "scenes.hpp"
 
 #include <impact/cast.hpp>
+#include <impact/mesh.hpp>
 
 #include <gtest/gtest.h>
 
@@ -221,6 +222,24 @@ void check_method(impact::CastMethod method, bool closed_form, const std::string
   }
   EXPECT_GT(hits, cases * 3 / 10) << name;
   EXPECT_LT(hits, cases * 7 / 10) << name;
+}
+
+/// A mesh of the one triangle (a, b, c), cast at by `shape` from `pose` along `velocity`: the tree
+/// walk and brute force (`options.brute_force` set both ways) must both answer `miss`, like the
+/// pair cast against the triangle itself (the regression tests of casts near slivers).
+template <class S>
+void expect_one_triangle_mesh_misses(const impact::Vec3<S>& a, const impact::Vec3<S>& b, const impact::Vec3<S>& c,
+                                     const impact::Shape<S>& shape, const impact::Pose<S>& pose,
+                                     const impact::Vec3<S>& velocity, impact::MeshShapeOptions<S> options = {}) {
+  impact::TriangleMesh<S> mesh;
+  mesh.vertices = {a, b, c};
+  mesh.triangles = {{0, 1, 2}};
+  ASSERT_EQ(impact::build_mesh(mesh), "");
+  for (bool brute : {false, true}) {
+    options.brute_force = brute;
+    EXPECT_EQ(impact::mesh_shape_cast(mesh, shape, pose, velocity, options).status, impact::Status::miss)
+        << "brute force " << brute;
+  }
 }
 
 }  // namespace cast_scenes
