@@ -340,13 +340,11 @@ std::string mesh_ray_cast_batch(const TriangleMesh<S>& mesh, Rows<S, 3> origin, 
   for_each_block(n, batch, [&](Index begin, Index end) {
     constexpr Index kAtOnce = 1024;
     Ray<S> rays[kAtOnce];
-    MeshRayHit<S> hits[kAtOnce];
     for (Index base = begin; base < end; base += kAtOnce) {
       const Index m = std::min(kAtOnce, end - base);
       for (Index k = 0; k < m; ++k) rays[k] = Ray<S>{vec_at(origin, base + k), vec_at(direction, base + k)};
-      mesh_detail::mesh_ray_cast_many<S>(mesh, std::span<const Ray<S>>(rays, static_cast<std::size_t>(m)), options,
-                                         std::span<MeshRayHit<S>>(hits, static_cast<std::size_t>(m)), out.normal.rows() != 0);
-      for (Index k = 0; k < m; ++k) put_mesh_ray(out, base + k, hits[k], 0u);
+      mesh_detail::mesh_ray_cast_many<S>(mesh, std::span<const Ray<S>>(rays, static_cast<std::size_t>(m)), options, out,
+                                         base);
     }
   });
   return {};

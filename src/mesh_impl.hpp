@@ -32,11 +32,17 @@
 namespace impact {
 namespace mesh_detail {
 
+/// Whether a mesh or level ray query's input is good (ray_input_error empty; no message built).
+template <class S>
+bool ray_input_ok(const Ray<S>& ray, const MeshRayOptions<S>& opt) {
+  return detail::point_ok(ray.origin) && detail::point_ok(ray.direction) && detail::size_ok(opt.max_lambda);
+}
+
 /// What is wrong with a mesh or level ray query, or an empty string (checked before any early
 /// answer: a query on an empty mesh or level is refused the same way).
 template <class S>
 std::string ray_input_error(const Ray<S>& ray, const MeshRayOptions<S>& opt) {
-  if (detail::point_ok(ray.origin) && detail::point_ok(ray.direction) && detail::size_ok(opt.max_lambda)) [[likely]]
+  if (ray_input_ok(ray, opt)) [[likely]]
     return {};
   if (auto e = detail::check_vector(ray.origin, "origin"); !e.empty()) return e;
   if (auto e = detail::check_vector(ray.direction, "direction"); !e.empty()) return e;
@@ -176,9 +182,8 @@ struct RayQuery {
       }
     }
   }
-  /// The answer once the search is over (t_best: the best λ); without its normal (left zero)
-  /// when `normal` is false (a batch that does not want it: a square root and a division less).
-  [[nodiscard]] MeshRayHit<S> answer(const MeshTree<S>& m, const Ray<S>& ray, S t_best, bool normal = true) const {
+  /// mesh_ray_cast's answer once the search is over (t_best: the best λ).
+  [[nodiscard]] MeshRayHit<S> answer(const MeshTree<S>& m, const Ray<S>& ray, S t_best) const {
     MeshRayHit<S> out;
     out.status = Status::miss;
     if (!have) return out;
@@ -186,17 +191,60 @@ struct RayQuery {
     out.lambda = t_best;
     out.point = ray.origin + t_best * ray.direction;
     out.triangle = best_tri;
-    if (!normal) return out;
-    Vec3<double> n;
-    if (best_blk != nullptr) {
-      const PackedTriangle<S> t = best_blk->lane(best_lane);
-      if (!unit_front_normal(t.a.template cast<double>(), t.b.template cast<double>(), t.c.template cast<double>(), n))
-        n = m.normals[best_tri].template cast<double>();  // not reached: blocks hold no degenerate triangle
-      out.normal = n.template cast<S>();
-    } else {
-      out.normal = m.normals[best_tri];
-    }
+    out.normal = front_normal(m);
     return out;
+  }
+  /// The hit triangle's unit front normal (have: a crossing was found).
+  [[nodiscard]] Vec3<S> front_normal(const MeshTree<S>& m) const {
+    if (best_blk == nullptr) return m.normals[best_tri];
+    Vec3<double> n;
+    const PackedTriangle<S> t = best_blk->lane(best_lane);
+    if (!unit_front_normal(t.a.template cast<double>(), t.b.template cast<double>(), t.c.template cast<double>(), n))
+      n = m.normals[best_tri].template cast<double>();  // not reached: blocks hold no degenerate triangle
+    return n.template cast<S>();
+  }
+};
+
+/// Whether a mesh ray needs a search; when not, `answer` is its status: invalid_input (a field
+/// not finite or too large) or a miss (a zero direction goes nowhere).
+template <class S>
+bool ray_searchable(const Ray<S>& ray, const MeshRayOptions<S>& opt, Status& answer) {
+  if (!ray_input_ok(ray, opt)) [[unlikely]] {
+    answer = Status::invalid_input;
+    return false;
+  }
+  answer = Status::miss;
+  return ray.direction != Vec3<S>::Zero();
+}
+
+/// Rows first, first + 1, … of a batch's outputs (batch.hpp), where mesh_ray_cast_many writes
+/// ray i's answer at row first + i, column by column and only the columns asked for: what
+/// mesh_ray_cast answers, bit for bit, less the invalid input's message (a batch has no column
+/// for it) and a mesh's room (0).
+template <class S>
+struct RayRowsOut {
+  MeshRayRows<S>& rows;
+  Eigen::Index first = 0;
+  [[nodiscard]] bool normals() const { return rows.normal.rows() != 0; }
+  /// Ray i's answer without a crossing (invalid_input or miss): every other column zero.
+  void none(std::size_t i, Status s) const { write(i, s, S(0), Vec3<S>::Zero(), std::uint32_t(0), nullptr); }
+  /// Ray i's answer after its search (q: the best crossing found, t_best its λ).
+  void put(std::size_t i, const MeshTree<S>& m, const RayQuery<S>& q, const Ray<S>& ray, S t_best) const {
+    if (!q.have) return none(i, Status::miss);
+    write(i, Status::hit, t_best, ray.origin + t_best * ray.direction, q.best_tri, &q, &m);
+  }
+
+ private:
+  void write(std::size_t i, Status s, S lambda, const Vec3<S>& point, std::uint32_t tri, const RayQuery<S>* q,
+             const MeshTree<S>* m = nullptr) const {
+    const Eigen::Index r = first + static_cast<Eigen::Index>(i);
+    const auto ur = static_cast<std::size_t>(r);
+    if (!rows.status.empty()) rows.status[ur] = static_cast<std::uint8_t>(s);
+    if (rows.lambda.rows() != 0) rows.lambda(r) = lambda;
+    if (rows.point.rows() != 0) rows.point.row(r) = point.transpose();
+    if (rows.normal.rows() != 0) rows.normal.row(r) = (q != nullptr ? q->front_normal(*m) : Vec3<S>::Zero()).transpose();
+    if (!rows.triangle.empty()) rows.triangle[ur] = tri;
+    if (!rows.room.empty()) rows.room[ur] = 0;
   }
 };
 
@@ -205,44 +253,44 @@ struct RayQuery {
 template <class S>
 bool ray_needs_search(const Ray<S>& ray, const MeshRayOptions<S>& opt, MeshRayHit<S>& out) {
   out = MeshRayHit<S>{};
-  if (auto e = ray_input_error(ray, opt); !e.empty()) [[unlikely]] {
-    out.error = std::move(e);
-    return false;
-  }
-  out.status = Status::miss;
-  return ray.direction != Vec3<S>::Zero();
+  if (ray_searchable(ray, opt, out.status)) return true;
+  if (out.status == Status::invalid_input) out.error = ray_input_error(ray, opt);
+  return false;
 }
 
-/// mesh_ray_cast, with the hit's normal left zero unless `normals`.
+/// One ray's search (a searchable ray): q gets its best crossing, t_best that crossing's λ
+/// (opt.max_lambda when none).
 template <class S>
-MeshRayHit<S> ray_cast_one(const TriangleMesh<S>& mesh, const Ray<S>& ray, const MeshRayOptions<S>& opt, bool normals) {
+void search_one(const TriangleMesh<S>& mesh, const Ray<S>& ray, const MeshRayOptions<S>& opt, RayQuery<S>& q, S& t_best) {
   const MeshTree<S>& m = detail::MeshAccess::tree(mesh);
-  MeshRayHit<S> out;
-  if (!ray_needs_search(ray, opt, out)) return out;
-  RayQuery<S> q(ray, opt.back_faces);
-  S best = opt.max_lambda;
+  q = RayQuery<S>(ray, opt.back_faces);
+  t_best = opt.max_lambda;
   if (opt.brute_force) {
-    brute(mesh, best, [&](const PackedTriangle<S>& tri, S& t_best) {
+    brute(mesh, t_best, [&](const PackedTriangle<S>& tri, S& tb) {
       S lambda;
-      if (ray_triangle(q.wr, tri, opt.back_faces, t_best, lambda)) q.take(lambda, tri.index, nullptr, 0, t_best);
+      if (ray_triangle(q.wr, tri, opt.back_faces, tb, lambda)) q.take(lambda, tri.index, nullptr, 0, tb);
     });
   } else {
     const Segment3<S> seg(ray.origin, ray.direction, Vec3<S>::Zero(), Vec3<S>::Zero());
-    walk_leaves(m, seg, best, [&](std::uint32_t first, std::uint32_t count, S& t_best) { q.leaf(m, first, count, t_best); });
+    walk_leaves(m, seg, t_best, [&](std::uint32_t first, std::uint32_t count, S& tb) { q.leaf(m, first, count, tb); });
   }
-  return q.answer(m, ray, best, normals);
 }
 
 }  // namespace mesh_detail
 
 template <class S>
 MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& mesh, const Ray<S>& ray, const MeshRayOptions<S>& opt) {
-  return mesh_detail::ray_cast_one(mesh, ray, opt, true);
+  MeshRayHit<S> out;
+  if (!mesh_detail::ray_needs_search(ray, opt, out)) return out;
+  mesh_detail::RayQuery<S> q;
+  S best;
+  mesh_detail::search_one(mesh, ray, opt, q, best);
+  return q.answer(detail::MeshAccess::tree(mesh), ray, best);
 }
 
 namespace mesh_detail {
 
-/// Rays from one origin walked as packets (packet_walk.hpp): out[i] is ray_cast_one's answer,
+/// Rays from one origin walked as packets (packet_walk.hpp): ray i's answer is mesh_ray_cast's,
 /// bit for bit. The tree's root is a wide node.
 ///
 /// The interval test culls best on square packets: a strip of 16 pixels of one row is 16 times
@@ -253,7 +301,7 @@ namespace mesh_detail {
 /// counting sort: no allocation), and packed in that order.
 template <class S>
 void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const MeshRayOptions<S>& opt,
-                      std::span<MeshRayHit<S>> out, bool normals) {
+                      const RayRowsOut<S>& out) {
   constexpr std::size_t kPackAtOnce = 1024;
   constexpr int kMaxCells = 128;  // grid cells per sign group
   RayQuery<S> q[kPacketRays];
@@ -269,7 +317,8 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
     std::size_t searched = 0, first = n, last = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const Ray<S>& ray = rays[base + i];
-      if (!ray_needs_search(ray, opt, out[base + i])) {
+      if (Status s; !ray_searchable(ray, opt, s)) {
+        out.none(base + i, s);
         key[i] = 0xffff;
         continue;
       }
@@ -356,14 +405,15 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
       if (active != 0)
         walk_packet(m, p, active, t_best,
                     [&](int r, std::uint32_t first, std::uint32_t count_, S& tb) { q[r].leaf(m, first, count_, tb); });
-      for (int r = 0; r < p.n; ++r) out[at[r]] = q[r].answer(m, rays[at[r]], t_best[r], normals);
+      for (int r = 0; r < p.n; ++r) out.put(at[r], m, q[r], rays[at[r]], t_best[r]);
     }
   }
 }
 
 template <class S>
 void mesh_ray_cast_many(const TriangleMesh<S>& mesh, std::span<const Ray<S>> rays, const MeshRayOptions<S>& opt,
-                        std::span<MeshRayHit<S>> out, bool normals) {
+                        MeshRayRows<S>& rows, Eigen::Index first) {
+  const RayRowsOut<S> out{rows, first};
   // Rays from one origin (a camera, a lidar) enter nearly the same nodes: they walk as packets
   // (a node reached once for all of them). Other rays interleave their walks. A tree of one leaf
   // has no walk to share.
@@ -371,11 +421,20 @@ void mesh_ray_cast_many(const TriangleMesh<S>& mesh, std::span<const Ray<S>> ray
   const bool one_origin =
       std::all_of(rays.begin(), rays.end(), [&](const Ray<S>& r) { return r.origin == rays.front().origin; });
   if (opt.brute_force || (one_origin && (m.nodes.empty() || m.nodes[0].count > 0))) {
-    for (std::size_t i = 0; i < rays.size(); ++i) out[i] = ray_cast_one(mesh, rays[i], opt, normals);
+    for (std::size_t i = 0; i < rays.size(); ++i) {
+      if (Status s; !ray_searchable(rays[i], opt, s)) {
+        out.none(i, s);
+        continue;
+      }
+      RayQuery<S> q;
+      S best;
+      search_one(mesh, rays[i], opt, q, best);
+      out.put(i, m, q, rays[i], best);
+    }
     return;
   }
   if (one_origin) {
-    ray_cast_packets(m, rays, opt, out, normals);
+    ray_cast_packets(m, rays, opt, out);
     return;
   }
   constexpr std::size_t kAtOnce = 64;  // rays set up at a time (their RayQuery on the stack)
@@ -387,8 +446,12 @@ void mesh_ray_cast_many(const TriangleMesh<S>& mesh, std::span<const Ray<S>> ray
         m, n,
         [&](std::size_t i, Segment3<S>& seg, S& t_best) {
           const Ray<S>& ray = rays[base + i];
-          walked[i] = ray_needs_search(ray, opt, out[base + i]);
-          if (!walked[i]) return false;
+          Status s;
+          walked[i] = ray_searchable(ray, opt, s);
+          if (!walked[i]) {
+            out.none(base + i, s);
+            return false;
+          }
           queries[i] = RayQuery<S>(ray, opt.back_faces);
           seg = Segment3<S>(ray.origin, ray.direction, Vec3<S>::Zero(), Vec3<S>::Zero());
           t_best = opt.max_lambda;
@@ -396,7 +459,7 @@ void mesh_ray_cast_many(const TriangleMesh<S>& mesh, std::span<const Ray<S>> ray
         },
         [&](std::size_t i, std::uint32_t first, std::uint32_t count, S& t_best) { queries[i].leaf(m, first, count, t_best); },
         [&](std::size_t i, S t_best) {
-          if (walked[i]) out[base + i] = queries[i].answer(m, rays[base + i], t_best, normals);
+          if (walked[i]) out.put(base + i, m, queries[i], rays[base + i], t_best);
         });
   }
 }
@@ -536,7 +599,7 @@ MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& mesh, const Shape<S>& shap
   template std::string build_mesh<S>(TriangleMesh<S>&, const MeshBuildOptions&);                                   \
   template MeshRayHit<S> mesh_ray_cast<S>(const TriangleMesh<S>&, const Ray<S>&, const MeshRayOptions<S>&);        \
   template void mesh_detail::mesh_ray_cast_many<S>(const TriangleMesh<S>&, std::span<const Ray<S>>,                    \
-                                                   const MeshRayOptions<S>&, std::span<MeshRayHit<S>>, bool);         \
+                                                   const MeshRayOptions<S>&, MeshRayRows<S>&, Eigen::Index);         \
   template MeshCastHit<S> mesh_sphere_cast<S>(const TriangleMesh<S>&, const Vec3<S>&, S, const Vec3<S>&,          \
                                               const MeshSphereOptions<S>&);                                        \
   template MeshCastHit<S> mesh_spheres_cast<S>(const TriangleMesh<S>&, std::span<const SphereInBody<S>>,          \

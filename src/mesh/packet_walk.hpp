@@ -21,9 +21,22 @@
 #include "mesh/bin_tree_walk.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <string_view>
+
+// AVX-512 for the packet's tests, chosen at run time (the build stays portable): x86-64 with GCC
+// or clang, whose target attribute compiles single functions for it.
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define IMPACT_PACKET_AVX512 1
+#define IMPACT_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq")))
+#else
+#define IMPACT_PACKET_AVX512 0
+#endif
 
 namespace impact::mesh_detail {
 
@@ -39,10 +52,10 @@ static_assert(kPacketRays <= 32 && kPacketRays % 4 == 0);
 /// direction signs, so the same near and far planes per axis.
 struct RayPacket {
   int n = 0;                                   ///< Rays in the packet (≤ kPacketRays).
-  alignas(16) float inv[3][kPacketRays];       ///< Reciprocal direction per axis and ray.
-  alignas(16) float near_o[3][kPacketRays];    ///< Origin shifted by the near plane's growth.
-  alignas(16) float far_o[3][kPacketRays];     ///< Origin shifted by the far plane's growth.
-  alignas(16) float tm[kPacketRays];           ///< Each ray's best time rounded up to float.
+  alignas(64) float inv[3][kPacketRays];       ///< Reciprocal direction per axis and ray.
+  alignas(64) float near_o[3][kPacketRays];    ///< Origin shifted by the near plane's growth.
+  alignas(64) float far_o[3][kPacketRays];     ///< Origin shifted by the far plane's growth.
+  alignas(64) float tm[kPacketRays];           ///< Each ray's best time rounded up to float.
   std::uint32_t near_at[3] = {}, far_at[3] = {};  ///< Byte offsets of the planes in a MeshWideNode.
   // Interval bounds: inv in [inv_lo, inv_hi]; near_b, far_b the shifted origins at which the
   // entry is least and the exit greatest; tm_hi ≥ every tm.
@@ -75,10 +88,10 @@ struct RayPacket {
     tm[n] = round_up(t_best);
     ++n;
   }
-  /// Sets the interval bounds once the rays are in, and pads the lanes up to a multiple of four
-  /// with copies of the last ray (never in a mask).
+  /// Sets the interval bounds once the rays are in, and pads the lanes up to kPacketRays with
+  /// copies of the last ray (never in a mask).
   void close() {
-    for (int i = n; i % 4 != 0; ++i) {
+    for (int i = n; i < kPacketRays; ++i) {
       for (int k = 0; k < 3; ++k) inv[k][i] = inv[k][n - 1], near_o[k][i] = near_o[k][n - 1], far_o[k][i] = far_o[k][n - 1];
       tm[i] = tm[n - 1];
     }
@@ -175,6 +188,80 @@ struct RayPacket {
   }
 };
 
+/// The packet's tests four rays (or four boxes) per step: RayPacket's own, SSE where there is
+/// SSE (Lanes4).
+struct PacketLanes4 {
+  static constexpr int lanes = 4;
+  template <class S>
+  static int interval_test(const RayPacket& p, const MeshWideNode<S>& w, float t_lo[kMeshWidth]) {
+    return p.interval_test(w, t_lo);
+  }
+  template <class S>
+  static PacketMask ray_test(const RayPacket& p, const MeshWideNode<S>& w, int slot, PacketMask active) {
+    return p.ray_test(w, slot, active);
+  }
+  static PacketMask not_before(const RayPacket& p, PacketMask mask, float t) { return p.not_before(mask, t); }
+  static void bound_tm(RayPacket& p, PacketMask mask) { p.bound_tm(mask); }
+};
+
+#if IMPACT_PACKET_AVX512
+/// The same tests sixteen rays (or eight boxes) per step, with AVX-512 (chosen at run time:
+/// packet_lanes()). Each lane is the same IEEE operations on the same operands in the same order
+/// as PacketLanes4's (no fused multiply-add: the target has none enabled for GCC, and clang
+/// contracts only within one expression), so the masks and bounds are the same bits; bound_tm
+/// takes the maximum over the mask's rays only (PacketLanes4 over their groups of four), a bound
+/// that only culls, never decides.
+struct PacketLanes16 {
+  static constexpr int lanes = 16;
+  // max and min as masked operations with every lane kept: GCC 12's plain _mm512_max_ps passes an
+  // undefined register through, which its -Wuninitialized reports (GCC bug 105593).
+  IMPACT_TARGET_AVX512 static __m512 max(__m512 a, __m512 b) { return _mm512_maskz_max_ps(__mmask16(0xffff), a, b); }
+  IMPACT_TARGET_AVX512 static __m512 min(__m512 a, __m512 b) { return _mm512_maskz_min_ps(__mmask16(0xffff), a, b); }
+  template <class S>
+  IMPACT_TARGET_AVX512 static int interval_test(const RayPacket& p, const MeshWideNode<S>& w, float t_lo[kMeshWidth]) {
+    static_assert(kMeshWidth == 8);
+    const char* base = reinterpret_cast<const char*>(&w);
+    __m256 t0 = _mm256_setzero_ps(), t1 = _mm256_set1_ps(p.tm_hi);
+    for (int k = 0; k < 3; ++k) {
+      const __m256 dn = _mm256_sub_ps(_mm256_load_ps(reinterpret_cast<const float*>(base + p.near_at[k])),
+                                      _mm256_broadcastss_ps(p.near_b[k].v));
+      const __m256 df = _mm256_sub_ps(_mm256_load_ps(reinterpret_cast<const float*>(base + p.far_at[k])),
+                                      _mm256_broadcastss_ps(p.far_b[k].v));
+      const __m256 lo = _mm256_broadcastss_ps(p.inv_lo[k].v), hi = _mm256_broadcastss_ps(p.inv_hi[k].v);
+      t0 = _mm256_max_ps(t0, _mm256_min_ps(_mm256_mul_ps(dn, lo), _mm256_mul_ps(dn, hi)));
+      t1 = _mm256_min_ps(t1, _mm256_max_ps(_mm256_mul_ps(df, lo), _mm256_mul_ps(df, hi)));
+    }
+    _mm256_storeu_ps(t_lo, t0);
+    return _mm256_movemask_ps(_mm256_cmp_ps(t0, _mm256_mul_ps(t1, _mm256_set1_ps(slab_widen<float>)), _CMP_LE_OS));
+  }
+  template <class S>
+  IMPACT_TARGET_AVX512 static PacketMask ray_test(const RayPacket& p, const MeshWideNode<S>& w, int slot, PacketMask active) {
+    const char* base = reinterpret_cast<const char*>(&w) + slot * sizeof(float);
+    __m512 t0 = _mm512_setzero_ps(), t1 = _mm512_load_ps(p.tm);
+    for (int k = 0; k < 3; ++k) {
+      const __m512 nb = _mm512_set1_ps(*reinterpret_cast<const float*>(base + p.near_at[k]));
+      const __m512 fb = _mm512_set1_ps(*reinterpret_cast<const float*>(base + p.far_at[k]));
+      const __m512 inv = _mm512_load_ps(p.inv[k]);
+      t0 = max(t0, _mm512_mul_ps(_mm512_sub_ps(nb, _mm512_load_ps(p.near_o[k])), inv));
+      t1 = min(t1, _mm512_mul_ps(_mm512_sub_ps(fb, _mm512_load_ps(p.far_o[k])), inv));
+    }
+    return _mm512_cmp_ps_mask(t0, _mm512_mul_ps(t1, _mm512_set1_ps(slab_widen<float>)), _CMP_LE_OS) & active;
+  }
+  IMPACT_TARGET_AVX512 static PacketMask not_before(const RayPacket& p, PacketMask mask, float t) {
+    return _mm512_cmp_ps_mask(_mm512_set1_ps(t), _mm512_load_ps(p.tm), _CMP_LE_OS) & mask;
+  }
+  IMPACT_TARGET_AVX512 static void bound_tm(RayPacket& p, PacketMask mask) {
+    // The mask's times (the others 0: every time is ≥ 0, as bound_tm's start), halved thrice.
+    const __m512 v = _mm512_maskz_mov_ps(static_cast<__mmask16>(mask), _mm512_load_ps(p.tm));
+    const __m256 h8 = _mm256_max_ps(_mm512_maskz_extractf32x8_ps(__mmask8(0xff), v, 0), _mm512_maskz_extractf32x8_ps(__mmask8(0xff), v, 1));
+    __m128 h4 = _mm_max_ps(_mm256_castps256_ps128(h8), _mm256_extractf128_ps(h8, 1));
+    h4 = _mm_max_ps(h4, _mm_movehl_ps(h4, h4));
+    h4 = _mm_max_ss(h4, _mm_shuffle_ps(h4, h4, 1));
+    p.tm_hi = _mm_cvtss_f32(h4);
+  }
+};
+#endif
+
 /// An item of a packet walk's stack: a wide node (count 0) or a leaf, the rays that entered its
 /// box, and a bound below all their entry times.
 struct PacketItem {
@@ -187,25 +274,25 @@ struct PacketItem {
 /// its best time t_best[r]), calling leaf(r, first block, count, t_best[r]) for each ray and leaf
 /// it reaches; leaf lowers t_best[r] on a hit. The root is a wide node (the caller handles a tree
 /// of one leaf). Fixed stack: no allocation.
-template <class S, class Leaf>
-void walk_packet(const MeshTree<S>& m, RayPacket& p, PacketMask active, S* t_best, Leaf&& leaf) {
+template <class Ops, class S, class Leaf>
+void walk_packet_with(const MeshTree<S>& m, RayPacket& p, PacketMask active, S* t_best, Leaf&& leaf) {
   PacketItem stack[kWalkStack];
   int top = 0;
   std::uint32_t ref = 0, count = 0;
   PacketMask rays = active;
-  p.bound_tm(rays);
+  Ops::bound_tm(p, rays);
   for (;;) {
     if (count == 0) {
       const MeshWideNode<S>& w = m.wide[ref];
       float t_lo[kMeshWidth];
-      unsigned cand = static_cast<unsigned>(p.interval_test(w, t_lo));
+      unsigned cand = static_cast<unsigned>(Ops::interval_test(p, w, t_lo));
       // The children some ray enters, with their rays, sorted far to near by t_lo.
       int order[kMeshWidth];
       PacketMask sub[kMeshWidth];
       int n = 0;
       for (; cand != 0; cand &= cand - 1) {
         const int i = std::countr_zero(cand);
-        const PacketMask r = p.ray_test(w, i, rays);
+        const PacketMask r = Ops::ray_test(p, w, i, rays);
         if (r == 0) continue;
         int j = n++;
         while (j > 0 && t_lo[order[j - 1]] < t_lo[i]) {
@@ -224,7 +311,7 @@ void walk_packet(const MeshTree<S>& m, RayPacket& p, PacketMask active, S* t_bes
         }
         ref = w.child[order[n - 1]];
         count = w.count[order[n - 1]];
-        if (sub[n - 1] != rays) p.bound_tm(rays = sub[n - 1]);
+        if (sub[n - 1] != rays) Ops::bound_tm(p, rays = sub[n - 1]);
         continue;
       }
     } else {
@@ -241,14 +328,59 @@ void walk_packet(const MeshTree<S>& m, RayPacket& p, PacketMask active, S* t_bes
       const PacketItem& it = stack[--top];
       // A ray whose best time is before the bound is before its own entry (tm ≥ t_best: kept
       // when in doubt).
-      const PacketMask keep = p.not_before(it.rays, it.t_lo);
+      const PacketMask keep = Ops::not_before(p, it.rays, it.t_lo);
       if (keep == 0) continue;
       ref = it.ref;
       count = it.count;
-      p.bound_tm(rays = keep);
+      Ops::bound_tm(p, rays = keep);
       break;
     }
   }
+}
+
+/// How many rays a packet's tests take per step: 16 where the processor has AVX-512 (and the
+/// build can target it), else 4; set_packet_lanes(4) or (16) overrides that (16 only where
+/// available; 0 goes back to the processor's), so that the tests can compare both, and so does
+/// the environment variable IMPACT_PACKET_LANES=4 (read once, for benchmarks). Process-wide.
+inline std::atomic<int>& packet_lanes_choice() {
+  static std::atomic<int> choice{[] {
+    const char* e = std::getenv("IMPACT_PACKET_LANES");
+    return e != nullptr && std::string_view(e) == "4" ? 4 : 0;
+  }()};
+  return choice;
+}
+inline bool packet_avx512_available() {
+#if IMPACT_PACKET_AVX512
+  static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq");
+  return ok;
+#else
+  return false;
+#endif
+}
+inline int packet_lanes() {
+  const int c = packet_lanes_choice().load(std::memory_order_relaxed);
+  return packet_avx512_available() && c != 4 ? 16 : 4;
+}
+inline void set_packet_lanes(int lanes) { packet_lanes_choice().store(lanes, std::memory_order_relaxed); }
+
+#if IMPACT_PACKET_AVX512
+/// walk_packet_with on sixteen lanes, the whole walk (the leaf's triangle tests too) compiled for
+/// AVX-512 (flatten: every call inlined into this function, so into its target).
+template <class S, class Leaf>
+IMPACT_TARGET_AVX512 __attribute__((flatten)) void walk_packet_avx512(const MeshTree<S>& m, RayPacket& p, PacketMask active,
+                                                              S* t_best, Leaf& leaf) {
+  walk_packet_with<PacketLanes16>(m, p, active, t_best, leaf);
+}
+#endif
+
+/// walk_packet_with on the lanes packet_lanes() chooses (the answers are the same bits).
+template <class S, class Leaf>
+void walk_packet(const MeshTree<S>& m, RayPacket& p, PacketMask active, S* t_best, Leaf&& leaf) {
+#if IMPACT_PACKET_AVX512
+  if (packet_lanes() == 16) return walk_packet_avx512(m, p, active, t_best, leaf);
+#endif
+  walk_packet_with<PacketLanes4>(m, p, active, t_best, leaf);
 }
 
 }  // namespace impact::mesh_detail

@@ -4,6 +4,8 @@
 // nothing written.
 #include <impact/batch.hpp>
 
+#include "mesh/packet_walk.hpp"
+
 #include "mesh_scenes.hpp"
 #include "scenes.hpp"
 
@@ -394,40 +396,48 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneOriginWalkAsPacketsAndEqualSingle) {
         org(i, k) = eye[k];
         dir(i, k) = dirs[static_cast<std::size_t>(i)][k];
       }
+    // The packets' tests four rays a step, and sixteen (AVX-512) where the processor has it:
+    // the same answers.
+    std::vector<int> lane_choices{4};
+    if (mesh_detail::packet_avx512_available()) lane_choices.push_back(16);
     for (BackFaces bf : {BackFaces::collide, BackFaces::ignore})
-      for (int threads : {1, 2}) {
-        const MeshRayOptions<S> opt{.max_lambda = S(1), .back_faces = bf};
-        std::vector<std::uint8_t> st(static_cast<std::size_t>(n));
-        std::vector<std::uint32_t> tri(static_cast<std::size_t>(n));
-        Mat<S> lam(n, 1), pt(n, 3), nm(n, 3);
-        MeshRayRows<S> ro{st, ColumnOut<S>(lam.data(), n), out3(pt), out3(nm), tri, {}};
-        ASSERT_EQ(mesh_ray_cast_batch<S>(mesh, rows3(org), rows3(dir), opt, ro, {.threads = threads, .grain = 64}), "");
-        for (int i = 0; i < n; ++i) {
-          const Ray<S> ray{row(org, i), row(dir, i)};
-          const MeshRayHit<S> h = mesh_ray_cast(mesh, ray, opt);
-          ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(h.status)) << scene << " " << i;
-          ASSERT_TRUE(same_bits(lam(i, 0), h.lambda) && same_bits(row(pt, i), h.point) && same_bits(row(nm, i), h.normal))
-              << scene << " " << i;
-          if (h.status == Status::hit) {
-            ASSERT_EQ(tri[static_cast<std::size_t>(i)], h.triangle) << scene << " " << i;
-          }
-          if (i % 7 == 0 && threads == 1) {
-            MeshRayOptions<S> bo = opt;
-            bo.brute_force = true;
-            const MeshRayHit<S> b = mesh_ray_cast(mesh, ray, bo);
-            ASSERT_EQ(b.status, h.status) << scene << " " << i;
-            ASSERT_TRUE(same_bits(b.lambda, h.lambda)) << scene << " " << i;
-            if (b.status == Status::hit) {
-              ASSERT_EQ(b.triangle, h.triangle) << scene << " " << i;
+      for (int threads : {1, 2})
+        for (int lanes : lane_choices) {
+          mesh_detail::set_packet_lanes(lanes);
+          ASSERT_EQ(mesh_detail::packet_lanes(), lanes);
+          const MeshRayOptions<S> opt{.max_lambda = S(1), .back_faces = bf};
+          std::vector<std::uint8_t> st(static_cast<std::size_t>(n));
+          std::vector<std::uint32_t> tri(static_cast<std::size_t>(n));
+          Mat<S> lam(n, 1), pt(n, 3), nm(n, 3);
+          MeshRayRows<S> ro{st, ColumnOut<S>(lam.data(), n), out3(pt), out3(nm), tri, {}};
+          ASSERT_EQ(mesh_ray_cast_batch<S>(mesh, rows3(org), rows3(dir), opt, ro, {.threads = threads, .grain = 64}), "");
+          for (int i = 0; i < n; ++i) {
+            const Ray<S> ray{row(org, i), row(dir, i)};
+            const MeshRayHit<S> h = mesh_ray_cast(mesh, ray, opt);
+            ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(h.status)) << scene << " " << i;
+            ASSERT_TRUE(same_bits(lam(i, 0), h.lambda) && same_bits(row(pt, i), h.point) && same_bits(row(nm, i), h.normal))
+                << scene << " " << i;
+            if (h.status == Status::hit) {
+              ASSERT_EQ(tri[static_cast<std::size_t>(i)], h.triangle) << scene << " " << i;
             }
-            ++brute_checked;
+            if (i % 7 == 0 && threads == 1 && lanes == 4) {
+              MeshRayOptions<S> bo = opt;
+              bo.brute_force = true;
+              const MeshRayHit<S> b = mesh_ray_cast(mesh, ray, bo);
+              ASSERT_EQ(b.status, h.status) << scene << " " << i;
+              ASSERT_TRUE(same_bits(b.lambda, h.lambda)) << scene << " " << i;
+              if (b.status == Status::hit) {
+                ASSERT_EQ(b.triangle, h.triangle) << scene << " " << i;
+              }
+              ++brute_checked;
+            }
+            rows += threads == 1 && bf == BackFaces::collide && lanes == 4;
+            hits += threads == 1 && bf == BackFaces::collide && lanes == 4 && h.status == Status::hit;
           }
-          rows += threads == 1 && bf == BackFaces::collide;
-          hits += threads == 1 && bf == BackFaces::collide && h.status == Status::hit;
+          EXPECT_EQ(st[5], static_cast<std::uint8_t>(Status::miss));
+          EXPECT_EQ(st[40], static_cast<std::uint8_t>(Status::invalid_input));
+          mesh_detail::set_packet_lanes(0);
         }
-        EXPECT_EQ(st[5], static_cast<std::uint8_t>(Status::miss));
-        EXPECT_EQ(st[40], static_cast<std::uint8_t>(Status::invalid_input));
-      }
   }
   EXPECT_GT(brute_checked, 1000);
   EXPECT_GT(hits, rows / 4);  // about half: rooms and terrain hit from inside or above, the sphere's upper half not
