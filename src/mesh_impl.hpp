@@ -225,7 +225,6 @@ template <class S>
 struct RayRowsOut {
   MeshRayRows<S>& rows;
   Eigen::Index first = 0;
-  [[nodiscard]] bool normals() const { return rows.normal.rows() != 0; }
   /// Ray i's answer without a crossing (invalid_input or miss): every other column zero.
   void none(std::size_t i, Status s) const { write(i, s, S(0), Vec3<S>::Zero(), std::uint32_t(0), nullptr); }
   /// Ray i's answer after its search (q: the best crossing found, t_best its λ).
