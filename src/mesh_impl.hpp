@@ -376,23 +376,27 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
     const int gy = std::clamp(static_cast<int>(cells) / gx, 1, kMaxCells / gx);
     const int groups = 8 * gx * gy;
     std::fill(count, count + groups + 1, std::uint16_t(0));
+    const float fx = float(gx) / w, fy = float(gy) / h;
     for (std::size_t i = 0; i < n; ++i) {
       if (key[i] == 0xffff) continue;
-      const int cx = std::min(gx - 1, static_cast<int>((u[i] - ulo) / w * float(gx)));
-      const int cy = std::min(gy - 1, static_cast<int>((v[i] - vlo) / h * float(gy)));
+      const int cx = std::min(gx - 1, static_cast<int>((u[i] - ulo) * fx));
+      const int cy = std::min(gy - 1, static_cast<int>((v[i] - vlo) * fy));
       key[i] = static_cast<std::uint16_t>((key[i] * gy + cy) * gx + cx);
       ++count[key[i] + 1];
     }
     for (int k = 0; k < groups; ++k) count[k + 1] = static_cast<std::uint16_t>(count[k + 1] + count[k]);
     for (std::size_t i = 0; i < n; ++i)
       if (key[i] != 0xffff) order[count[key[i]]++] = static_cast<std::uint16_t>(i);
+    // A packet's rays share their direction signs (so the near and far planes of each axis): a
+    // ray of another sign group (key / (gx·gy)) starts the next packet.
+    const int cells_per_group = gx * gy;
     for (std::size_t k = 0; k < searched;) {
       p.n = 0;
       PacketMask active = 0;
-      for (; k < searched && p.n < kPacketRays; ++k) {
+      for (int group = key[order[k]] / cells_per_group; k < searched && p.n < kPacketRays; ++k) {
+        if (key[order[k]] / cells_per_group != group) break;
         const std::size_t i = base + order[k];
         const Segment3<S> seg(rays[i].origin, rays[i].direction, Vec3<S>::Zero(), Vec3<S>::Zero());
-        if (!p.fits(seg)) break;  // other direction signs: the next packet's first ray
         const int r = p.n;
         at[r] = i;
         q[r] = RayQuery<S>(rays[i], opt.back_faces);

@@ -69,12 +69,8 @@ struct RayPacket {
     if (S(f) < t) f = std::nextafter(f, std::numeric_limits<float>::infinity());
     return f;
   }
-  /// True when seg has the packet's direction signs (always true for an empty packet).
-  template <class S>
-  [[nodiscard]] bool fits(const Segment3<S>& seg) const {
-    return n == 0 || (seg.near_at[0] == near_at[0] && seg.near_at[1] == near_at[1] && seg.near_at[2] == near_at[2]);
-  }
-  /// Appends a segment (the packet not full, and fits(seg)) with its best time.
+  /// Appends a segment (the packet not full, and its direction signs the packet's: the same
+  /// near and far planes) with its best time.
   template <class S>
   void add(const Segment3<S>& seg, S t_best) {
     for (int k = 0; k < 3; ++k) {
@@ -95,19 +91,31 @@ struct RayPacket {
       for (int k = 0; k < 3; ++k) inv[k][i] = inv[k][n - 1], near_o[k][i] = near_o[k][n - 1], far_o[k][i] = far_o[k][n - 1];
       tm[i] = tm[n - 1];
     }
+    // Least and greatest over all kPacketRays lanes (the padding copies a ray), four at a time.
+    using L = Lanes4<float>;
+    auto bounds = [](const float* x, float& lo, float& hi) {
+      L l = L::load(x), h = l;
+      for (int g = 4; g < kPacketRays; g += 4) l = L::min(l, L::load(x + g)), h = L::max(h, L::load(x + g));
+      float a[4], b[4];
+      l.store(a), h.store(b);
+      lo = std::min(std::min(a[0], a[1]), std::min(a[2], a[3]));
+      hi = std::max(std::max(b[0], b[1]), std::max(b[2], b[3]));
+    };
     for (int k = 0; k < 3; ++k) {
       const bool neg = near_at[k] > far_at[k];  // the near plane is the box's max (hi follows lo): dir < 0
-      const auto [ilo, ihi] = std::minmax_element(inv[k], inv[k] + n);
-      const auto [nlo, nhi] = std::minmax_element(near_o[k], near_o[k] + n);
-      const auto [flo, fhi] = std::minmax_element(far_o[k], far_o[k] + n);
-      inv_lo[k] = Lanes4<float>::splat(*ilo);
-      inv_hi[k] = Lanes4<float>::splat(*ihi);
+      float ilo, ihi, nlo, nhi, flo, fhi;
+      bounds(inv[k], ilo, ihi);
+      bounds(near_o[k], nlo, nhi);
+      bounds(far_o[k], flo, fhi);
+      inv_lo[k] = L::splat(ilo);
+      inv_hi[k] = L::splat(ihi);
       // Entry (nb − near)·inv is least at the greatest near (inv > 0) or the least (inv < 0);
       // exit (fb − far)·inv is greatest at the least far (inv > 0) or the greatest (inv < 0).
-      near_b[k] = Lanes4<float>::splat(neg ? *nlo : *nhi);
-      far_b[k] = Lanes4<float>::splat(neg ? *fhi : *flo);
+      near_b[k] = L::splat(neg ? nlo : nhi);
+      far_b[k] = L::splat(neg ? fhi : flo);
     }
-    tm_hi = *std::max_element(tm, tm + n);
+    float tlo;
+    bounds(tm, tlo, tm_hi);
   }
   /// A ray's best time has dropped to t.
   template <class S>
