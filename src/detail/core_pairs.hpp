@@ -15,29 +15,41 @@
 #include "detail/promote.hpp"
 
 #include <type_traits>
+#include <utility>
 
 namespace impact::detail {
 
-// The type in which a core of each kind reaches a solver in scalar C from shapes of scalar S.
+/// The type in which a core of kind X (the kind's type for shapes of scalar S) reaches a solver in
+/// scalar C: X itself when C is S, else what promote<C, S> makes of it (the same types the queries
+/// hand over, derived rather than restated: a change to promote() changes these lists with it).
+template <class C, class S, class X>
+using CoreIn = std::conditional_t<std::is_same_v<C, S>, X, decltype(promote<C, S>(std::declval<const X&>()))>;
+
+// Each kind's alias template of (C, S), as the lists below name them.
 template <class C, class S>
-using CorePoint = Point<C>;
+using CorePoint = CoreIn<C, S, Point<S>>;
 template <class C, class S>
-using CoreBox = Box<C>;
+using CoreBox = CoreIn<C, S, Box<S>>;
 template <class C, class S>
-using CoreCylinder = Cylinder<C>;
+using CoreCylinder = CoreIn<C, S, Cylinder<S>>;
 template <class C, class S>
-using CoreCone = Cone<C>;
+using CoreCone = CoreIn<C, S, Cone<S>>;
 template <class C, class S>
-using CoreSegment = Segment<C>;
+using CoreSegment = CoreIn<C, S, Segment<S>>;
 template <class C, class S>
-using CoreTriangle = Triangle<C>;
+using CoreTriangle = CoreIn<C, S, Triangle<S>>;
 template <class C, class S>
-using CoreHull = std::conditional_t<std::is_same_v<C, S>, Hull<C>, Promoted<C, S, Hull<S>>>;
+using CoreHull = CoreIn<C, S, Hull<S>>;
 template <class C, class S>
-using CoreMinkowski = std::conditional_t<std::is_same_v<C, S>, MinkowskiShape<C>, Promoted<C, S, MinkowskiShape<S>>>;
+using CoreMinkowski = CoreIn<C, S, MinkowskiShape<S>>;
 template <class C, class S>
-using CoreTransformed =
-    std::conditional_t<std::is_same_v<C, S>, TransformedShape<C>, Promoted<C, S, TransformedShape<S>>>;
+using CoreTransformed = CoreIn<C, S, TransformedShape<S>>;
+
+// The split the lists rely on: a primitive kind's type in C is the same for shapes of any S; a
+// wrapped kind's depends on S when C is wider.
+static_assert(std::is_same_v<CoreBox<double, float>, CoreBox<double, double>>);
+static_assert(std::is_same_v<CoreTriangle<long double, float>, CoreTriangle<long double, double>>);
+static_assert(!std::is_same_v<CoreHull<double, float>, CoreHull<double, double>>);
 
 }  // namespace impact::detail
 
