@@ -74,12 +74,34 @@ GjkOutput<C> gjk_in(const A& a, S radius_a, const Transform<S>& ta, const B& b, 
   }
 }
 
+/// gjk_solve's retry: the loop once more in long double from a cold start (g: the first run's
+/// answer, in GjkCompute<S>), keeping whichever answer is proven, else the one with the smaller
+/// upper bound and the larger lower bound.
+template <bool Boolean, class C, class S, class A, class B>
+GjkOutput<C> wide_retry(GjkOutput<C> g, const A& a, S radius_a, const Transform<S>& ta, const B& b, S radius_b,
+                        const Transform<S>& tb, const GjkOptions<S>& opt) {
+  using L = long double;
+  const GjkOutput<L> w = gjk_in<Boolean, L>(a, radius_a, ta, b, radius_b, tb, opt, static_cast<GjkCache<L>*>(nullptr));
+  const GjkOutput<C> h = convert_output<C>(w);
+  const int iterations = g.iterations + h.iterations;
+  if (h.certified || (h.status == g.status && h.v.squaredNorm() < g.v.squaredNorm()) ||
+      (g.status == Status::max_iterations && h.status != Status::max_iterations)) {
+    const C lower = g.status == h.status ? std::max(g.lower, h.lower) : h.lower;
+    g = h;
+    g.lower = lower;
+  }
+  g.iterations = iterations;
+  return g;
+}
+
 /// GJK as the queries run it: the loop in GjkCompute<S>; where rounding stopped it before a proof
 /// (a stall on the thin simplices of curved shapes, about 1e-8 of the distance in double), once
 /// more in long double from a cold start, keeping whichever answer is proven, else the one with
 /// the smaller upper bound and the larger lower bound. Measured on the random batteries (ten
-/// shape types, 10,000 pairs each): see docs/tolerances.md.
-template <bool Boolean, class S, class A, class B>
+/// shape types, 10,000 pairs each): see docs/tolerances.md. WideRetry false compiles the retry out
+/// (never retried, whatever opt.wide_retry says), so that a unit whose calls never retry does not
+/// compile the long double loops.
+template <bool Boolean, class S, bool WideRetry = true, class A, class B>
 GjkOutput<S> gjk_solve(const A& a, S radius_a, const Transform<S>& ta, const B& b, S radius_b, const Transform<S>& tb,
                        const GjkOptions<S>& opt, GjkCache<S>* cache) {
   using C = GjkCompute<S>;
@@ -92,18 +114,8 @@ GjkOutput<S> gjk_solve(const A& a, S radius_a, const Transform<S>& ta, const B& 
     g = gjk_in<Boolean, C>(a, radius_a, ta, b, radius_b, tb, opt, cache ? &wide_cache : nullptr);
     if (cache) *cache = convert_cache<S>(wide_cache);
   }
-  if (!g.certified && opt.wide_retry) {
-    using L = long double;
-    const GjkOutput<L> w = gjk_in<Boolean, L>(a, radius_a, ta, b, radius_b, tb, opt, static_cast<GjkCache<L>*>(nullptr));
-    const GjkOutput<C> h = convert_output<C>(w);
-    const int iterations = g.iterations + h.iterations;
-    if (h.certified || (h.status == g.status && h.v.squaredNorm() < g.v.squaredNorm()) ||
-        (g.status == Status::max_iterations && h.status != Status::max_iterations)) {
-      const C lower = g.status == h.status ? std::max(g.lower, h.lower) : h.lower;
-      g = h;
-      g.lower = lower;
-    }
-    g.iterations = iterations;
+  if constexpr (WideRetry) {
+    if (!g.certified && opt.wide_retry) g = wide_retry<Boolean>(g, a, radius_a, ta, b, radius_b, tb, opt);
   }
   return convert_output<S>(g);
 }
@@ -115,15 +127,13 @@ GjkOutput<S> gjk_solve(const A& a, S radius_a, const B& b, S radius_b, const Tra
   return gjk_solve<Boolean, S>(a, radius_a, Transform<S>{}, b, radius_b, b_in_a, opt, cache);
 }
 
-}  // namespace detail
-
-/// GJK distance between concrete shape cores `a` and `b` grown by `radius_a`, `radius_b`, placed
-/// by `ta` and `tb`. No allocation; `cache` (optional) warm-starts and is updated.
-template <class S, class A, class B>
-[[nodiscard]] DistanceResult<S> gjk_distance(const A& a, S radius_a, const Transform<S>& ta, const B& b, S radius_b,
-                                             const Transform<S>& tb, const GjkOptions<S>& opt = {},
-                                             GjkCache<S>* cache = nullptr) {
-  const auto g = detail::gjk_solve<false, S>(a, radius_a, ta, b, radius_b, tb, opt, cache);
+/// gjk_distance with gjk_solve's retry compiled in or out (WideRetry false: time of impact, whose
+/// solvers run with opt.wide_retry false anyway, so that its units do not compile the retry's
+/// long double loops).
+template <bool WideRetry, class S, class A, class B>
+[[nodiscard]] DistanceResult<S> gjk_distance_with(const A& a, S radius_a, const Transform<S>& ta, const B& b, S radius_b,
+                                                  const Transform<S>& tb, const GjkOptions<S>& opt, GjkCache<S>* cache) {
+  const auto g = detail::gjk_solve<false, S, WideRetry>(a, radius_a, ta, b, radius_b, tb, opt, cache);
   DistanceResult<S> r;
   r.iterations = g.iterations;
   r.status = g.status;
@@ -133,6 +143,17 @@ template <class S, class A, class B>
   r.point_b = ta.apply(pb);
   r.normal = ta.rotation * n;
   return r;
+}
+
+}  // namespace detail
+
+/// GJK distance between concrete shape cores `a` and `b` grown by `radius_a`, `radius_b`, placed
+/// by `ta` and `tb`. No allocation; `cache` (optional) warm-starts and is updated.
+template <class S, class A, class B>
+[[nodiscard]] DistanceResult<S> gjk_distance(const A& a, S radius_a, const Transform<S>& ta, const B& b, S radius_b,
+                                             const Transform<S>& tb, const GjkOptions<S>& opt = {},
+                                             GjkCache<S>* cache = nullptr) {
+  return detail::gjk_distance_with<true, S>(a, radius_a, ta, b, radius_b, tb, opt, cache);
 }
 
 /// GJK boolean intersection test of grown cores, with the separating-axis early out.

@@ -18,7 +18,8 @@ struct MovingPair {
   const Kinematics<S>& kb;
   ToiOptions<S> opt;
   RelativeMotion<S> rel;
-  /// The solvers' bounds certify their answers (no long double retry), and a distance past the
+  /// The solvers' bounds certify their answers (no long double retry: compiled out, by
+  /// detail::gjk_distance_with<false>), and a distance past the
   /// window (target + tolerance) steers them only: there GJK stops at an eighth of the excess
   /// (GjkOptions::apart_beyond; on the world's falling pieces a cylinder against a triangle took
   /// 19 iterations to converge to 1e-12).
@@ -108,7 +109,7 @@ struct MovingPair {
   DistanceResult<S> distance(const Transform<S>& ta, const Transform<S>& tb, bool confirm = true) {
     ++stats.gjk_calls;
     if constexpr (kClosedForm) return closed_form_distance(ta, tb);
-    DistanceResult<S> r = gjk_distance<S>(a, ra, ta, b, rb, tb, gopt, &cache);
+    DistanceResult<S> r = detail::gjk_distance_with<false, S>(a, ra, ta, b, rb, tb, gopt, &cache);
     if (confirm && needs_confirmation(r, ta, tb)) r = cold_distance(ta, tb);
     return r;
   }
@@ -120,7 +121,7 @@ struct MovingPair {
     cache.count = 0;
     cache.axis.setZero();
     cache.hint_a = cache.hint_b = -1;
-    return gjk_distance<S>(a, ra, ta, b, rb, tb, gopt, &cache);
+    return detail::gjk_distance_with<false, S>(a, ra, ta, b, rb, tb, gopt, &cache);
   }
 
   /// A GJK answer within the window is confirmed by a cold GJK in float, where a warm start next
