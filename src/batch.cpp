@@ -5,6 +5,7 @@
 // batch answer is the single answer, bit for bit, for any thread count.
 #include <impact/batch.hpp>
 
+#include "detail/batch_columns.hpp"
 #include "mesh/ray_many.hpp"
 
 #include <tbb/blocked_range.h>
@@ -128,20 +129,9 @@ void for_each_query(Index n, const BatchOptions& batch, const F& f) {
   });
 }
 
-void put_status(std::span<std::uint8_t> out, Index i, Status s) {
-  if (!out.empty()) out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(s);
-}
-void put_index(std::span<std::uint32_t> out, Index i, std::uint32_t v) {
-  if (!out.empty()) out[static_cast<std::size_t>(i)] = v;
-}
-template <class S>
-void put(ColumnOut<S>& out, Index i, S v) {
-  if (out.rows() != 0) out(i) = v;
-}
-template <class S>
-void put(RowsOut<S, 3>& out, Index i, const Vec3<S>& v) {
-  if (out.rows() != 0) out.row(i) = v.transpose();
-}
+using detail::put;  // one row of an output column, where asked (detail/batch_columns.hpp)
+using detail::put_index;
+using detail::put_status;
 
 template <class S>
 std::string cast_output_errors(const CastRows<S>& out, Index n) {

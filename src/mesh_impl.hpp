@@ -5,6 +5,7 @@
 #include <impact/cast.hpp>
 #include <impact/mesh.hpp>
 
+#include "detail/batch_columns.hpp"
 #include "detail/validation.hpp"
 #include "mesh/bin_tree.hpp"
 #include "mesh/bin_tree_build.hpp"
@@ -237,13 +238,13 @@ struct RayRowsOut {
   void write(std::size_t i, Status s, S lambda, const Vec3<S>& point, std::uint32_t tri, const RayQuery<S>* q,
              const MeshTree<S>* m = nullptr) const {
     const Eigen::Index r = first + static_cast<Eigen::Index>(i);
-    const auto ur = static_cast<std::size_t>(r);
-    if (!rows.status.empty()) rows.status[ur] = static_cast<std::uint8_t>(s);
-    if (rows.lambda.rows() != 0) rows.lambda(r) = lambda;
-    if (rows.point.rows() != 0) rows.point.row(r) = point.transpose();
-    if (rows.normal.rows() != 0) rows.normal.row(r) = (q != nullptr ? q->front_normal(*m) : Vec3<S>::Zero()).transpose();
-    if (!rows.triangle.empty()) rows.triangle[ur] = tri;
-    if (!rows.room.empty()) rows.room[ur] = 0;
+    detail::put_status(rows.status, r, s);
+    detail::put(rows.lambda, r, lambda);
+    detail::put(rows.point, r, point);
+    if (rows.normal.rows() != 0)  // the normal computed only where asked
+      detail::put(rows.normal, r, q != nullptr ? q->front_normal(*m) : Vec3<S>(Vec3<S>::Zero()));
+    detail::put_index(rows.triangle, r, tri);
+    detail::put_index(rows.room, r, 0u);
   }
 };
 

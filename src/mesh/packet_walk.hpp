@@ -11,8 +11,9 @@
 //   1. One interval test per child box for the whole packet: the packet's reciprocal directions
 //      and shifted origins as intervals, evaluated at the corners that bound every ray's own slab
 //      test. A box it rejects is rejected by every ray's test.
-//   2. The boxes it keeps are tested ray by ray, four rays per SIMD step, with each ray's own
-//      best time: exactly the test a single walk makes (Segment3::entry_wide), lane for lane.
+//   2. The boxes it keeps are tested ray by ray, four rays per SIMD step (sixteen with AVX-512,
+//      chosen at run time: PacketLanes16), with each ray's own best time: exactly the test a
+//      single walk makes (Segment3::entry_wide), lane for lane.
 //   3. The children some ray enters are visited nearest first (by the interval's entry bound),
 //      each with the mask of the rays that enter it; a leaf is tested by those rays only.
 // So each ray reaches every leaf its single walk would reach with its best time at least as low,
