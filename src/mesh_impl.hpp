@@ -172,15 +172,39 @@ struct RayQuery {
       const TriangleBlock4<S>& blk = m.blocks[b];
       S lambda[4];
       int redo;
-      unsigned hits = static_cast<unsigned>(ray_block(wr, blk, back_faces, t_best, lambda, redo));
-      for (unsigned z = static_cast<unsigned>(redo); z != 0; z &= z - 1) {
-        const int l = std::countr_zero(z);
-        if (ray_triangle(wr, blk.lane(l), back_faces, t_best, lambda[l])) hits |= 1u << l;
-      }
-      for (; hits != 0; hits &= hits - 1) {
-        const int l = std::countr_zero(hits);
-        take(lambda[l], blk.index[l], &blk, l, t_best);
-      }
+      const int hits = ray_block(wr, blk, back_faces, t_best, lambda, redo);
+      block_hits(blk, hits, redo, lambda, t_best);
+    }
+  }
+  /// The same leaf for two queries of one frame (kx, ky, kz) at once, on the eight lanes of L8
+  /// (ray_block_lanes: a's four triangle tests in the low half, b's in the high half): each
+  /// query's answer and best time are those of its own leaf, bit for bit.
+  template <class L8>
+  static void leaf_pair(const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, RayQuery& a, S& ta, RayQuery& b, S& tb) {
+    const WatertightRay<S>&ra = a.wr, &rb = b.wr;
+    const RayLanes<L8> r{L8::pair(ra.ox, rb.ox), L8::pair(ra.oy, rb.oy), L8::pair(ra.oz, rb.oz), L8::pair(ra.sx, rb.sx),
+                         L8::pair(ra.sy, rb.sy), L8::pair(ra.sz, rb.sz), L8::pair(ra.smax, rb.smax), ra.kx, ra.ky, ra.kz};
+    for (std::uint32_t k = first, end = first + (count + 3) / 4; k < end; ++k) {
+      const TriangleBlock4<S>& blk = m.blocks[k];
+      S lambda[8];
+      int redo;
+      const int hits = ray_block_lanes(r, blk, a.back_faces, L8::pair(ta, tb), lambda, redo);
+      a.block_hits(blk, hits & 0xf, redo & 0xf, lambda, ta);
+      b.block_hits(blk, hits >> 4, redo >> 4, lambda + 4, tb);
+    }
+  }
+  /// Whether two queries share a frame (leaf_pair's condition).
+  [[nodiscard]] bool same_frame(const RayQuery& o) const { return wr.kx == o.wr.kx && wr.ky == o.wr.ky && wr.kz == o.wr.kz; }
+  /// A block's answer from ray_block: the lanes `hits` crossed at lambda[lane], the lanes `redo`
+  /// decided exactly (ray_triangle), each crossing taken in lane order.
+  void block_hits(const TriangleBlock4<S>& blk, int hits, int redo, S lambda[4], S& t_best) {
+    for (unsigned z = static_cast<unsigned>(redo); z != 0; z &= z - 1) {
+      const int l = std::countr_zero(z);
+      if (ray_triangle(wr, blk.lane(l), back_faces, t_best, lambda[l])) hits |= 1 << l;
+    }
+    for (unsigned z = static_cast<unsigned>(hits); z != 0; z &= z - 1) {
+      const int l = std::countr_zero(z);
+      take(lambda[l], blk.index[l], &blk, l, t_best);
     }
   }
   /// mesh_ray_cast's answer once the search is over (t_best: the best λ).
@@ -407,8 +431,30 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
       }
       p.close();
       if (active != 0)
-        walk_packet(m, p, active, t_best,
-                    [&](int r, std::uint32_t first, std::uint32_t count_, S& tb) { q[r].leaf(m, first, count_, tb); });
+        walk_packet(m, p, active, t_best, [&](auto ops, PacketMask leaf_rays, std::uint32_t first, std::uint32_t count_) {
+          // With eight lanes (a float mesh on the AVX-512 walk), two rays of one frame at a time.
+          if constexpr (requires { typename decltype(ops)::Pair; } && std::is_same_v<S, float>) {
+            int held = -1;  // a ray waiting for a partner
+            for (PacketMask z = leaf_rays; z != 0; z &= z - 1) {
+              const int r = std::countr_zero(z);
+              if (held < 0) {
+                held = r;
+              } else if (q[held].same_frame(q[r])) {
+                RayQuery<S>::template leaf_pair<typename decltype(ops)::Pair>(m, first, count_, q[held], t_best[held], q[r], t_best[r]);
+                held = -1;
+              } else {
+                q[held].leaf(m, first, count_, t_best[held]);
+                held = r;
+              }
+            }
+            if (held >= 0) q[held].leaf(m, first, count_, t_best[held]);
+          } else {
+            for (PacketMask z = leaf_rays; z != 0; z &= z - 1) {
+              const int r = std::countr_zero(z);
+              q[r].leaf(m, first, count_, t_best[r]);
+            }
+          }
+        });
       for (int r = 0; r < p.n; ++r) out.put(at[r], m, q[r], rays[at[r]], t_best[r]);
     }
   }

@@ -30,7 +30,9 @@ namespace impact::mesh_detail {
 template <class S>
 struct Lanes4 {
   S v[4];
+  static constexpr int lanes = 4;
   static Lanes4 load(const S* p) { return {{p[0], p[1], p[2], p[3]}}; }
+  static Lanes4 load4(const S* p) { return load(p); }  ///< Four values (one per lane), as load.
   static Lanes4 splat(S x) { return {{x, x, x, x}}; }
   template <class F>
   static Lanes4 map(const Lanes4& a, const Lanes4& b, F f) {
@@ -56,7 +58,9 @@ struct Lanes4 {
 template <>
 struct Lanes4<float> {
   __m128 v;
+  static constexpr int lanes = 4;
   static Lanes4 load(const float* p) { return {_mm_load_ps(p)}; }
+  static Lanes4 load4(const float* p) { return load(p); }
   static Lanes4 splat(float x) { return {_mm_set1_ps(x)}; }
   friend Lanes4 operator+(Lanes4 a, Lanes4 b) { return {_mm_add_ps(a.v, b.v)}; }
   friend Lanes4 operator-(Lanes4 a, Lanes4 b) { return {_mm_sub_ps(a.v, b.v)}; }
@@ -73,7 +77,9 @@ struct Lanes4<float> {
 template <>
 struct Lanes4<double> {
   __m128d lo, hi;
+  static constexpr int lanes = 4;
   static Lanes4 load(const double* p) { return {_mm_load_pd(p), _mm_load_pd(p + 2)}; }
+  static Lanes4 load4(const double* p) { return load(p); }
   static Lanes4 splat(double x) { return {_mm_set1_pd(x), _mm_set1_pd(x)}; }
   friend Lanes4 operator+(Lanes4 a, Lanes4 b) { return {_mm_add_pd(a.lo, b.lo), _mm_add_pd(a.hi, b.hi)}; }
   friend Lanes4 operator-(Lanes4 a, Lanes4 b) { return {_mm_sub_pd(a.lo, b.lo), _mm_sub_pd(a.hi, b.hi)}; }

@@ -15,7 +15,10 @@
 //      chosen at run time: PacketLanes16), with each ray's own best time: exactly the test a
 //      single walk makes (Segment3::entry_wide), lane for lane.
 //   3. The children some ray enters are visited nearest first (by the interval's entry bound),
-//      each with the mask of the rays that enter it; a leaf is tested by those rays only.
+//      each with the mask of the rays that enter it (all of them prefetched as soon as the
+//      interval test names them); a leaf is tested by those rays only, on the AVX-512 walk of a
+//      float mesh two rays of one frame at a time (Lanes8f: each ray's four triangle tests in one
+//      half of an eight-lane register, ray_block_lanes).
 // So each ray reaches every leaf its single walk would reach with its best time at least as low,
 // and takes the same triangle test on it: the answers are the single walk's, bit for bit (the
 // best is the least (λ, index) over the triangles tested, whatever their order).
@@ -41,12 +44,13 @@
 
 namespace impact::mesh_detail {
 
-/// Rays per packet (at most the bits of a PacketMask). Sixteen measured best of 16, 32 and 64 on
-/// the 256×256 cameras of bench/ (consecutive rays of a row: the wider the strip, the less the
-/// interval test culls; terrain_1m 310, 338 and 362 ns a ray).
-inline constexpr int kPacketRays = 16;
+/// Rays per packet (at most the bits of a PacketMask). With packets gathered from square cells of
+/// directions (mesh_impl.hpp's ray_cast_packets), 32 measured faster than 16 on the 256×256
+/// cameras of bench/ (level_1m 136 → 109 ns a ray; terrain_1m about the same; 64: no better).
+/// Before that grouping, when a packet was a strip of one row, 16 was best.
+inline constexpr int kPacketRays = 32;
 using PacketMask = std::uint32_t;
-static_assert(kPacketRays <= 32 && kPacketRays % 4 == 0);
+static_assert(kPacketRays <= 32 && kPacketRays % 16 == 0);
 
 /// The packet's rays as the wide nodes' float slab tests see them (Segment3's l_inv, l_near,
 /// l_far), side by side, and the interval bounds over them. All rays of a packet have the same
@@ -214,6 +218,7 @@ struct PacketLanes4 {
 };
 
 #if IMPACT_PACKET_AVX512
+struct Lanes8f;
 /// The same tests sixteen rays (or eight boxes) per step, with AVX-512 (chosen at run time:
 /// packet_lanes()). Each lane is the same IEEE operations on the same operands in the same order
 /// as PacketLanes4's (no fused multiply-add: the target has none enabled for GCC, and clang
@@ -246,28 +251,69 @@ struct PacketLanes16 {
   template <class S>
   IMPACT_TARGET_AVX512 static PacketMask ray_test(const RayPacket& p, const MeshWideNode<S>& w, int slot, PacketMask active) {
     const char* base = reinterpret_cast<const char*>(&w) + slot * sizeof(float);
-    __m512 t0 = _mm512_setzero_ps(), t1 = _mm512_load_ps(p.tm);
+    __m512 nb[3], fb[3];
     for (int k = 0; k < 3; ++k) {
-      const __m512 nb = _mm512_set1_ps(*reinterpret_cast<const float*>(base + p.near_at[k]));
-      const __m512 fb = _mm512_set1_ps(*reinterpret_cast<const float*>(base + p.far_at[k]));
-      const __m512 inv = _mm512_load_ps(p.inv[k]);
-      t0 = max(t0, _mm512_mul_ps(_mm512_sub_ps(nb, _mm512_load_ps(p.near_o[k])), inv));
-      t1 = min(t1, _mm512_mul_ps(_mm512_sub_ps(fb, _mm512_load_ps(p.far_o[k])), inv));
+      nb[k] = _mm512_set1_ps(*reinterpret_cast<const float*>(base + p.near_at[k]));
+      fb[k] = _mm512_set1_ps(*reinterpret_cast<const float*>(base + p.far_at[k]));
     }
-    return _mm512_cmp_ps_mask(t0, _mm512_mul_ps(t1, _mm512_set1_ps(slab_widen<float>)), _CMP_LE_OS) & active;
+    const __m512 widen = _mm512_set1_ps(slab_widen<float>);
+    PacketMask hit = 0;
+    for (int g = 0; g < kPacketRays; g += 16) {
+      if (((active >> g) & 0xffffu) == 0) continue;
+      __m512 t0 = _mm512_setzero_ps(), t1 = _mm512_load_ps(p.tm + g);
+      for (int k = 0; k < 3; ++k) {
+        const __m512 inv = _mm512_load_ps(p.inv[k] + g);
+        t0 = max(t0, _mm512_mul_ps(_mm512_sub_ps(nb[k], _mm512_load_ps(p.near_o[k] + g)), inv));
+        t1 = min(t1, _mm512_mul_ps(_mm512_sub_ps(fb[k], _mm512_load_ps(p.far_o[k] + g)), inv));
+      }
+      hit |= PacketMask(_mm512_cmp_ps_mask(t0, _mm512_mul_ps(t1, widen), _CMP_LE_OS)) << g;
+    }
+    return hit & active;
   }
   IMPACT_TARGET_AVX512 static PacketMask not_before(const RayPacket& p, PacketMask mask, float t) {
-    return _mm512_cmp_ps_mask(_mm512_set1_ps(t), _mm512_load_ps(p.tm), _CMP_LE_OS) & mask;
+    PacketMask keep = 0;
+    for (int g = 0; g < kPacketRays; g += 16)
+      if (((mask >> g) & 0xffffu) != 0)
+        keep |= PacketMask(_mm512_cmp_ps_mask(_mm512_set1_ps(t), _mm512_load_ps(p.tm + g), _CMP_LE_OS)) << g;
+    return keep & mask;
   }
   IMPACT_TARGET_AVX512 static void bound_tm(RayPacket& p, PacketMask mask) {
     // The mask's times (the others 0: every time is ≥ 0, as bound_tm's start), halved thrice.
-    const __m512 v = _mm512_maskz_mov_ps(static_cast<__mmask16>(mask), _mm512_load_ps(p.tm));
+    __m512 v = _mm512_setzero_ps();
+    for (int g = 0; g < kPacketRays; g += 16)
+      v = max(v, _mm512_maskz_mov_ps(static_cast<__mmask16>(mask >> g), _mm512_load_ps(p.tm + g)));
     const __m256 h8 = _mm256_max_ps(_mm512_maskz_extractf32x8_ps(__mmask8(0xff), v, 0), _mm512_maskz_extractf32x8_ps(__mmask8(0xff), v, 1));
     __m128 h4 = _mm_max_ps(_mm256_castps256_ps128(h8), _mm256_extractf128_ps(h8, 1));
     h4 = _mm_max_ps(h4, _mm_movehl_ps(h4, h4));
     h4 = _mm_max_ss(h4, _mm_shuffle_ps(h4, h4, 1));
     p.tm_hi = _mm_cvtss_f32(h4);
   }
+  using Pair = Lanes8f;  ///< Two rays' triangle tests at once (the packet leaf's, float meshes).
+};
+
+/// Eight float lanes with Lanes4's operations, compiled for the AVX-512 walk: two rays' tests of
+/// a block's four triangles side by side (ray_block_lanes, one ray in each half), each lane the
+/// same IEEE operation as Lanes4<float>'s (max and min take their second operand where either is
+/// NaN, as SSE's; the comparisons are the same ordered predicates).
+struct Lanes8f {
+  static constexpr int lanes = 8;
+  __m256 v;
+  IMPACT_TARGET_AVX512 static Lanes8f splat(float x) { return {_mm256_set1_ps(x)}; }
+  /// a in the low four lanes, b in the high four.
+  IMPACT_TARGET_AVX512 static Lanes8f pair(float a, float b) {
+    return {_mm256_insertf128_ps(_mm256_castps128_ps256(_mm_set1_ps(a)), _mm_set1_ps(b), 1)};
+  }
+  /// The four values at p in both halves.
+  IMPACT_TARGET_AVX512 static Lanes8f load4(const float* p) { return {_mm256_broadcast_ps(reinterpret_cast<const __m128*>(p))}; }
+  IMPACT_TARGET_AVX512 friend Lanes8f operator+(Lanes8f a, Lanes8f b) { return {_mm256_add_ps(a.v, b.v)}; }
+  IMPACT_TARGET_AVX512 friend Lanes8f operator-(Lanes8f a, Lanes8f b) { return {_mm256_sub_ps(a.v, b.v)}; }
+  IMPACT_TARGET_AVX512 friend Lanes8f operator*(Lanes8f a, Lanes8f b) { return {_mm256_mul_ps(a.v, b.v)}; }
+  IMPACT_TARGET_AVX512 friend Lanes8f operator/(Lanes8f a, Lanes8f b) { return {_mm256_div_ps(a.v, b.v)}; }
+  IMPACT_TARGET_AVX512 static Lanes8f max(Lanes8f a, Lanes8f b) { return {_mm256_max_ps(a.v, b.v)}; }
+  IMPACT_TARGET_AVX512 static Lanes8f min(Lanes8f a, Lanes8f b) { return {_mm256_min_ps(a.v, b.v)}; }
+  IMPACT_TARGET_AVX512 static int le_mask(Lanes8f a, Lanes8f b) { return _mm256_movemask_ps(_mm256_cmp_ps(a.v, b.v, _CMP_LE_OS)); }
+  IMPACT_TARGET_AVX512 static int lt_mask(Lanes8f a, Lanes8f b) { return _mm256_movemask_ps(_mm256_cmp_ps(a.v, b.v, _CMP_LT_OS)); }
+  IMPACT_TARGET_AVX512 void store(float* p) const { _mm256_storeu_ps(p, v); }
 };
 #endif
 
@@ -280,8 +326,9 @@ struct PacketItem {
 };
 
 /// Walks the tree with the packet's rays of `active` (each already inside the root's box before
-/// its best time t_best[r]), calling leaf(r, first block, count, t_best[r]) for each ray and leaf
-/// it reaches; leaf lowers t_best[r] on a hit. The root is a wide node (the caller handles a tree
+/// its best time t_best[r]), calling leaf(Ops{}, rays, first block, count) for each leaf it
+/// reaches with the rays that reach it; leaf lowers t_best[r] of a ray r that hits (and may take
+/// its triangle tests Ops::lanes wide). The root is a wide node (the caller handles a tree
 /// of one leaf). Fixed stack: no allocation.
 template <class Ops, class S, class Leaf>
 void walk_packet_with(const MeshTree<S>& m, RayPacket& p, PacketMask active, S* t_best, Leaf&& leaf) {
@@ -295,6 +342,7 @@ void walk_packet_with(const MeshTree<S>& m, RayPacket& p, PacketMask active, S* 
       const MeshWideNode<S>& w = m.wide[ref];
       float t_lo[kMeshWidth];
       unsigned cand = static_cast<unsigned>(Ops::interval_test(p, w, t_lo));
+      for (unsigned c = cand; c != 0; c &= c - 1) prefetch_item(m, w.child[std::countr_zero(c)], w.count[std::countr_zero(c)]);
       // The children some ray enters, with their rays, sorted far to near by t_lo.
       int order[kMeshWidth];
       PacketMask sub[kMeshWidth];
@@ -316,7 +364,6 @@ void walk_packet_with(const MeshTree<S>& m, RayPacket& p, PacketMask active, S* 
         for (int j = 0; j + 1 < n; ++j) {
           const int i = order[j];
           stack[top++] = {w.child[i], w.count[i], t_lo[i], sub[j]};
-          prefetch_item(m, w.child[i], w.count[i]);
         }
         ref = w.child[order[n - 1]];
         count = w.count[order[n - 1]];
@@ -324,11 +371,12 @@ void walk_packet_with(const MeshTree<S>& m, RayPacket& p, PacketMask active, S* 
         continue;
       }
     } else {
+      S before[kPacketRays];
+      for (PacketMask z = rays; z != 0; z &= z - 1) before[std::countr_zero(z)] = t_best[std::countr_zero(z)];
+      leaf(Ops{}, rays, ref, count);
       for (PacketMask z = rays; z != 0; z &= z - 1) {
         const int r = std::countr_zero(z);
-        const S before = t_best[r];
-        leaf(r, ref, count, t_best[r]);
-        if (t_best[r] != before) p.lower(r, t_best[r]);
+        if (t_best[r] != before[r]) p.lower(r, t_best[r]);
       }
     }
     // The nearest stacked item with a ray whose best time is not before its entry bound.

@@ -235,27 +235,42 @@ template <class S>
   return lambda <= t_best;
 }
 
-/// ray_triangle on the four lanes of a block at once, with the same operations in the same order
-/// lane by lane (so each lane's λ is bit for bit the scalar one). Returns the lanes crossed at
-/// λ ≤ t_best (their λ in `lambda`); `redo` gets the lanes whose decision needs an exact sign
-/// (ray_triangle_exact), which the caller passes to ray_triangle.
-template <class S>
-[[gnu::always_inline]] inline int ray_block(const WatertightRay<S>& r, const TriangleBlock4<S>& blk, BackFaces bf,
-                                            S t_best, S lambda[4], int& redo) {
-  using L = Lanes4<S>;
+/// A ray's watertight set-up (WatertightRay's ox … smax) as SIMD lanes: one ray's values in every
+/// lane (RayLanes::of), or, with an eight-lane L, two rays of the same frame (kx, ky, kz), one in
+/// each half (packet_walk.hpp's Lanes8f::pair).
+template <class L>
+struct RayLanes {
+  L ox, oy, oz, sx, sy, sz, smax;
+  int kx, ky, kz;
+  template <class S>
+  static RayLanes of(const WatertightRay<S>& r) {
+    return {L::splat(r.ox), L::splat(r.oy), L::splat(r.oz), L::splat(r.sx), L::splat(r.sy), L::splat(r.sz), L::splat(r.smax),
+            r.kx, r.ky, r.kz};
+  }
+};
+
+/// ray_triangle on the four triangles of a block at once for every group of four lanes of L (one
+/// ray, or two rays side by side: r's lanes, the block's four triangles repeated by L::load4),
+/// with the same operations in the same order lane by lane (so each lane's λ is bit for bit the
+/// scalar one). Returns the lanes crossed at λ ≤ t_best (their λ in `lambda`); `redo` gets the
+/// lanes whose decision needs an exact sign (ray_triangle_exact), which the caller passes to
+/// ray_triangle.
+template <class S, class L>
+[[gnu::always_inline]] inline int ray_block_lanes(const RayLanes<L>& r, const TriangleBlock4<S>& blk, BackFaces bf, L t_best,
+                                                  S* lambda, int& redo) {
   using B = WatertightBounds<S>;
+  constexpr int all = (1 << L::lanes) - 1;
   const L zero = L::splat(S(0));
   auto abs = [&](L x) { return L::max(x, zero - x); };
-  const L ox = L::splat(r.ox), oy = L::splat(r.oy), oz = L::splat(r.oz), sx = L::splat(r.sx), sy = L::splat(r.sy);
-  const L Az = L::load(blk.a[r.kz]) - oz, Bz = L::load(blk.b[r.kz]) - oz, Cz = L::load(blk.c[r.kz]) - oz;
-  const L Ax = L::load(blk.a[r.kx]) - ox, Ay = L::load(blk.a[r.ky]) - oy;
-  const L Bx = L::load(blk.b[r.kx]) - ox, By = L::load(blk.b[r.ky]) - oy;
-  const L Cx = L::load(blk.c[r.kx]) - ox, Cy = L::load(blk.c[r.ky]) - oy;
-  const L xa = sx * Az, ya = sy * Az, xb = sx * Bz, yb = sy * Bz, xc = sx * Cz, yc = sy * Cz;
+  const L Az = L::load4(blk.a[r.kz]) - r.oz, Bz = L::load4(blk.b[r.kz]) - r.oz, Cz = L::load4(blk.c[r.kz]) - r.oz;
+  const L Ax = L::load4(blk.a[r.kx]) - r.ox, Ay = L::load4(blk.a[r.ky]) - r.oy;
+  const L Bx = L::load4(blk.b[r.kx]) - r.ox, By = L::load4(blk.b[r.ky]) - r.oy;
+  const L Cx = L::load4(blk.c[r.kx]) - r.ox, Cy = L::load4(blk.c[r.ky]) - r.oy;
+  const L xa = r.sx * Az, ya = r.sy * Az, xb = r.sx * Bz, yb = r.sy * Bz, xc = r.sx * Cz, yc = r.sy * Cz;
   const L ax = Ax - xa, ay = Ay - ya, bx = Bx - xb, by = By - yb, cx = Cx - xc, cy = Cy - yc;
   const L u = cx * by - cy * bx, v = ax * cy - ay * cx, w = bx * ay - by * ax;
   const L mxy = L::max(L::max(L::max(abs(Ax), abs(Ay)), L::max(abs(Bx), abs(By))), L::max(abs(Cx), abs(Cy)));
-  const L M = mxy + L::splat(r.smax) * L::max(L::max(abs(Az), abs(Bz)), abs(Cz));
+  const L M = mxy + r.smax * L::max(L::max(abs(Az), abs(Bz)), abs(Cz));
   const L X = L::max(L::max(L::max(abs(ax), abs(ay)), L::max(abs(bx), abs(by))), L::max(abs(cx), abs(cy)));
   const L floor = L::splat(B::floor);
   const L e = (L::splat(B::cross) * (M * X) + L::splat(B::square) * (X * X)) + L::splat(B::second) * (M * M) + floor;
@@ -264,15 +279,14 @@ template <class S>
   const int pos = L::lt_mask(e, u) | L::lt_mask(e, v) | L::lt_mask(e, w);
   const int out = bf == BackFaces::ignore ? neg : neg & pos;
   const int sure = L::lt_mask(e, abs(u)) & L::lt_mask(e, abs(v)) & L::lt_mask(e, abs(w));
-  redo = 0xf & ~out & ~sure;
+  redo = all & ~out & ~sure;
   // Every sign certain: a crossing has u, v, w of one sign.
   const int mixed = (L::lt_mask(u, zero) | L::lt_mask(v, zero) | L::lt_mask(w, zero)) &
                     (L::lt_mask(zero, u) | L::lt_mask(zero, v) | L::lt_mask(zero, w));
-  int keep = 0xf & sure & ~out & ~mixed;
+  int keep = all & sure & ~out & ~mixed;
   if (keep == 0) return 0;
   const L det = u + v + w;
-  const L sz = L::splat(r.sz);
-  const L az = sz * Az, bz = sz * Bz, cz = sz * Cz;
+  const L az = r.sz * Az, bz = r.sz * Bz, cz = r.sz * Cz;
   const L t = u * az + v * bz + w * cz;
   const L et = e * (abs(az) + abs(bz) + abs(cz)) + L::splat(B::time) * (abs(u * az) + abs(v * bz) + abs(w * cz)) + floor;
   const int t_unsure = keep & ~L::lt_mask(et, abs(t));
@@ -287,7 +301,7 @@ template <class S>
   redo |= t_unsure | lam_unsure;
   keep &= ~(t_unsure | lam_unsure);
   constexpr S widen = S(1) + S(4) * std::numeric_limits<S>::epsilon();
-  const L bound = L::splat(t_best) * det * L::splat(widen);
+  const L bound = t_best * det * L::splat(widen);
   const int det_pos = L::lt_mask(zero, det);
   // det > 0: t in [0, bound]; det < 0: t in [bound, 0].
   const int out_pos = L::lt_mask(t, zero) | L::lt_mask(bound, t);
@@ -296,7 +310,15 @@ template <class S>
   if (keep == 0) return 0;
   const L lam = t / det;
   lam.store(lambda);
-  return keep & L::le_mask(lam, L::splat(t_best));
+  return keep & L::le_mask(lam, t_best);
+}
+
+/// ray_block_lanes for one ray on four lanes (Lanes4: SSE where there is SSE).
+template <class S>
+[[gnu::always_inline]] inline int ray_block(const WatertightRay<S>& r, const TriangleBlock4<S>& blk, BackFaces bf,
+                                            S t_best, S lambda[4], int& redo) {
+  using L = Lanes4<S>;
+  return ray_block_lanes(RayLanes<L>::of(r), blk, bf, L::splat(t_best), lambda, redo);
 }
 
 /// The unit front normal (b − a) × (c − a) / |…| of a triangle in double; false when its area is

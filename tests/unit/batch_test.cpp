@@ -344,13 +344,19 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneOriginWalkAsPacketsAndEqualSingle) {
   const auto lvl = impact_scenes::level(4, 12);
   const TriangleMesh<S> level = impact_scenes::to_mesh<S>(lvl.mesh);
   const TriangleMesh<S> terrain = impact_scenes::to_mesh<S>(impact_scenes::terrain(90, 60.0, 5, 4.0));
+  // The last two scenes' meshes have leaves of several blocks (up to 11 triangles, SAH bins): a
+  // packet's leaf tests block after block, each ray's best time lowered between them.
+  const MeshBuildOptions big_leaves{.split = MeshSplit::sah, .leaf_size = 11};
+  const TriangleMesh<S> level_big = impact_scenes::to_mesh<S>(lvl.mesh, big_leaves);
+  const TriangleMesh<S> terrain_big = impact_scenes::to_mesh<S>(impact_scenes::terrain(90, 60.0, 5, 4.0), big_leaves);
   ASSERT_GT(level.depth(), 4);
   ASSERT_GT(terrain.depth(), 4);
+  ASSERT_GT(level_big.depth(), 3);
   std::mt19937_64 rng(23);
   std::uniform_real_distribution<double> u(0, 1);
   int rows = 0, hits = 0, brute_checked = 0;
   for (int scene = 0; scene < 8; ++scene) {
-    const TriangleMesh<S>& mesh = scene % 2 == 0 ? level : terrain;
+    const TriangleMesh<S>& mesh = scene % 2 == 0 ? (scene == 6 ? level_big : level) : (scene == 7 ? terrain_big : terrain);
     Vec3<S> eye;
     switch (scene) {
       case 0: eye = Vec3<S>(S(5), S(3), S(2)); break;                      // inside the first room
