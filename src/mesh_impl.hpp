@@ -12,6 +12,7 @@
 #include "mesh/bin_tree_walk.hpp"
 #include "mesh/closest_on_triangle.hpp"
 #include "mesh/interleaved_walk.hpp"
+#include "mesh/packet_setup.hpp"
 #include "mesh/packet_walk.hpp"
 #include "mesh/ray_many.hpp"
 #include "mesh/sphere_triangle_sweep.hpp"
@@ -20,6 +21,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstddef>
+#include <cstring>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -155,6 +157,7 @@ struct RayQuery {
   int best_lane = 0;
   RayQuery() = default;
   RayQuery(const Ray<S>& ray, BackFaces bf) : wr(ray), back_faces(bf) {}
+  RayQuery(const WatertightRay<S>& w, BackFaces bf) : wr(w), back_faces(bf) {}  ///< w: set up elsewhere (packet_setup.hpp)
   /// A crossing at λ of triangle `index` (stored in lane `lane` of `blk`) becomes the answer when
   /// it is earlier, or as early with a lower index.
   void take(S lambda, std::uint32_t index, const TriangleBlock4<S>* blk, int lane, S& t_best) {
@@ -332,6 +335,10 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
   S t_best[kPacketRays];
   std::size_t at[kPacketRays];
   RayPacket p;
+#if IMPACT_PACKET_AVX512
+  PacketFrames frames;
+  alignas(64) float dirs[3][kPacketRays];
+#endif
   std::uint16_t key[kPackAtOnce], order[kPackAtOnce];
   float u[kPackAtOnce], v[kPackAtOnce];
   std::uint16_t count[8 * kMaxCells + 1];
@@ -418,16 +425,38 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
     for (std::size_t k = 0; k < searched;) {
       p.n = 0;
       PacketMask active = 0;
-      for (int group = key[order[k]] / cells_per_group; k < searched && p.n < kPacketRays; ++k) {
-        if (key[order[k]] / cells_per_group != group) break;
-        const std::size_t i = base + order[k];
-        const Segment3<S> seg(rays[i].origin, rays[i].direction, Vec3<S>::Zero(), Vec3<S>::Zero());
-        const int r = p.n;
-        at[r] = i;
-        q[r] = RayQuery<S>(rays[i], opt.back_faces);
-        t_best[r] = opt.max_lambda;
-        if (seg.entry(m.nodes[0], t_best[r]) <= t_best[r]) active |= PacketMask(1) << r;
-        p.add(seg, t_best[r]);
+#if IMPACT_PACKET_AVX512
+      if constexpr (std::is_same_v<S, float>) {
+        if (packet_lanes() == 16) {
+          // The rays' set-ups sixteen at a time (packet_setup.hpp), from their directions side by side.
+          int nr = 0;
+          for (int group = key[order[k]] / cells_per_group; k < searched && nr < kPacketRays; ++k, ++nr) {
+            if (key[order[k]] / cells_per_group != group) break;
+            at[nr] = base + order[k];
+            const Vec3<S>& d = rays[at[nr]].direction;
+            dirs[0][nr] = d[0], dirs[1][nr] = d[1], dirs[2][nr] = d[2];
+          }
+          for (int r = nr; r < kPacketRays; ++r) dirs[0][r] = dirs[0][nr - 1], dirs[1][r] = dirs[1][nr - 1], dirs[2][r] = dirs[2][nr - 1];
+          active = set_up_packet16(rays[at[0]].origin, dirs[0], dirs[1], dirs[2], nr, opt.max_lambda, m.nodes[0], p, frames);
+          for (int r = 0; r < nr; ++r) {
+            q[r] = RayQuery<S>(frames.ray(r, rays[at[r]]), opt.back_faces);
+            t_best[r] = opt.max_lambda;
+          }
+        }
+      }
+#endif
+      if (p.n == 0) {
+        for (int group = key[order[k]] / cells_per_group; k < searched && p.n < kPacketRays; ++k) {
+          if (key[order[k]] / cells_per_group != group) break;
+          const std::size_t i = base + order[k];
+          const Segment3<S> seg(rays[i].origin, rays[i].direction, Vec3<S>::Zero(), Vec3<S>::Zero());
+          const int r = p.n;
+          at[r] = i;
+          q[r] = RayQuery<S>(rays[i], opt.back_faces);
+          t_best[r] = opt.max_lambda;
+          if (seg.entry(m.nodes[0], t_best[r]) <= t_best[r]) active |= PacketMask(1) << r;
+          p.add(seg, t_best[r]);
+        }
       }
       p.close();
       if (active != 0)
@@ -468,8 +497,10 @@ void mesh_ray_cast_many(const TriangleMesh<S>& mesh, std::span<const Ray<S>> ray
   // (a node reached once for all of them). Other rays interleave their walks. A tree of one leaf
   // has no walk to share.
   const MeshTree<S>& m = detail::MeshAccess::tree(mesh);
-  const bool one_origin =
-      std::all_of(rays.begin(), rays.end(), [&](const Ray<S>& r) { return r.origin == rays.front().origin; });
+  // One origin to the bit (not ==, which takes −0 for +0): the packets' set-up takes it once.
+  const bool one_origin = std::all_of(rays.begin(), rays.end(), [&](const Ray<S>& r) {
+    return std::memcmp(r.origin.data(), rays.front().origin.data(), sizeof(Vec3<S>)) == 0;
+  });
   if (opt.brute_force || (one_origin && (m.nodes.empty() || m.nodes[0].count > 0))) {
     for (std::size_t i = 0; i < rays.size(); ++i) {
       if (Status s; !ray_searchable(rays[i], opt, s)) {

@@ -256,7 +256,7 @@ struct RayLanes {
 /// lanes whose decision needs an exact sign (ray_triangle_exact), which the caller passes to
 /// ray_triangle.
 template <class S, class L>
-[[gnu::always_inline]] inline int ray_block_lanes(const RayLanes<L>& r, const TriangleBlock4<S>& blk, BackFaces bf, L t_best,
+[[gnu::always_inline]] inline int ray_block_lanes(const RayLanes<L>& r, const TriangleBlock4<S>& blk, BackFaces bf, const L& t_best,
                                                   S* lambda, int& redo) {
   using B = WatertightBounds<S>;
   constexpr int all = (1 << L::lanes) - 1;

@@ -1,0 +1,147 @@
+#pragma once
+// impact — mesh/packet_setup.hpp: a packet's rays set up sixteen at a time (AVX-512, float meshes).
+//
+// A camera batch's rays each need two set-ups before the walk: the slab test's (Segment3: the
+// reciprocal direction and the origin shifted by the boxes' growth, as RayPacket::add stores them)
+// and the watertight triangle test's (WatertightRay: the axis of largest |direction|, the shear,
+// the origin in that frame). Made ray by ray they cost about a quarter of a camera ray's time
+// (bench/README.md). Here they are made sixteen rays per step: each lane runs the same IEEE
+// operations on the same operands as those constructors (the divisions too, no reciprocal
+// estimates; no fused multiply-add: the target enables none for GCC and mesh_*.cpp are compiled
+// with -ffp-contract=off), so every field is the same bits, and the walk's answers with them.
+// A choice between two values (the axis of largest |direction|, near or far plane) is a blend on
+// the comparison the constructor branches on. tests/unit/mesh/packet_setup_test.cpp compares
+// every field with the constructors' on rays drawn to hit the ties and the tiny components.
+#include "mesh/packet_walk.hpp"
+#include "mesh/watertight_ray_triangle.hpp"
+
+#include <cstdint>
+#include <limits>
+
+namespace impact::mesh_detail {
+
+/// The watertight frames of a packet's rays, side by side (WatertightRay's fields less the
+/// origin and direction in double, which the caller adds from the ray).
+struct PacketFrames {
+  alignas(64) float sx[kPacketRays], sy[kPacketRays], sz[kPacketRays], smax[kPacketRays];
+  alignas(64) float ox[kPacketRays], oy[kPacketRays], oz[kPacketRays];
+  std::uint8_t kx[kPacketRays], ky[kPacketRays], kz[kPacketRays];
+  /// Ray r's WatertightRay (ray: the ray it was set up from).
+  [[nodiscard]] WatertightRay<float> ray(int r, const Ray<float>& ray) const {
+    WatertightRay<float> w;
+    w.kx = kx[r], w.ky = ky[r], w.kz = kz[r];
+    w.sx = sx[r], w.sy = sy[r], w.sz = sz[r], w.smax = smax[r];
+    w.ox = ox[r], w.oy = oy[r], w.oz = oz[r];
+    w.origin = ray.origin.template cast<double>();
+    w.direction = ray.direction.template cast<double>();
+    return w;
+  }
+};
+
+#if IMPACT_PACKET_AVX512
+namespace packet_setup_detail {
+IMPACT_TARGET_AVX512 inline __m512 max16(__m512 a, __m512 b) { return _mm512_maskz_max_ps(__mmask16(0xffff), a, b); }
+IMPACT_TARGET_AVX512 inline __m512 min16(__m512 a, __m512 b) { return _mm512_maskz_min_ps(__mmask16(0xffff), a, b); }
+IMPACT_TARGET_AVX512 inline __m512 abs16(__m512 x) { return _mm512_abs_ps(x); }
+/// a where m is set, else b.
+IMPACT_TARGET_AVX512 inline __m512 pick(__mmask16 m, __m512 a, __m512 b) { return _mm512_mask_blend_ps(m, b, a); }
+/// Per lane, axis (k + shift) mod 3 of v, where k is the lane's kz (0 where z0 is set, 1 where z1 is).
+IMPACT_TARGET_AVX512 inline __m512 by_axis(__mmask16 z0, __mmask16 z1, const __m512 v[3], int shift) {
+  return pick(z0, v[shift % 3], pick(z1, v[(1 + shift) % 3], v[(2 + shift) % 3]));
+}
+}  // namespace packet_setup_detail
+
+/// Sets up rays 0…n−1 (0 < n ≤ kPacketRays) of one origin `o` with directions (dx[i], dy[i],
+/// dz[i]), all of one sign group (the same std::signbit per axis), and best time `t_max`:
+/// packet `p` gets what RayPacket::add(Segment3(o, d, 0, 0), t_max) stores for each (p.n = n, not
+/// yet closed), `f` their WatertightRay frames. Returns the rays whose Segment3::entry into
+/// `root`'s box is at most t_max (the walk's start). The arrays hold kPacketRays values each
+/// (lanes from n on are set up too, from whatever they hold, and not returned).
+IMPACT_TARGET_AVX512 inline PacketMask set_up_packet16(const Vec3<float>& o, const float* dx, const float* dy, const float* dz,
+                                                       int n, float t_max, const MeshNode<float>& root, RayPacket& p,
+                                                       PacketFrames& f) {
+  using namespace packet_setup_detail;
+  static_assert(kPacketRays % 16 == 0);
+  constexpr float kSlack = 16.0f * std::numeric_limits<float>::epsilon();  // Segment3's S(16)·ε
+  constexpr float kTiny = std::numeric_limits<float>::min() * 4.0f;
+  const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f);
+  const __m512 big = _mm512_set1_ps(std::numeric_limits<float>::max());
+  const __m512 sign = _mm512_set1_ps(-0.0f);
+  const __m512 o3[3] = {_mm512_set1_ps(o[0]), _mm512_set1_ps(o[1]), _mm512_set1_ps(o[2])};
+  // max |o_i|, as Eigen's cwiseAbs().maxCoeff() (the maximum of non-NaN values, in any order).
+  const float oa = std::max(std::max(std::abs(o[0]), std::abs(o[1])), std::abs(o[2]));
+  const float tm = RayPacket::round_up(t_max);
+  PacketMask active = 0;
+  for (int g = 0; g < kPacketRays; g += 16) {
+    const __m512 d3[3] = {_mm512_load_ps(dx + g), _mm512_load_ps(dy + g), _mm512_load_ps(dz + g)};
+    // Segment3: mag = max(max|o|, max|o + d|) (+ the growth's 0), slack = 16ε·mag.
+    __m512 mb = abs16(_mm512_add_ps(o3[0], d3[0]));
+    mb = max16(mb, abs16(_mm512_add_ps(o3[1], d3[1])));
+    mb = max16(mb, abs16(_mm512_add_ps(o3[2], d3[2])));
+    const __m512 slack = _mm512_mul_ps(_mm512_set1_ps(kSlack), max16(_mm512_set1_ps(oa), mb));
+    __m512 t0 = zero, t1 = _mm512_set1_ps(t_max);
+    for (int k = 0; k < 3; ++k) {
+      // inv = 1/d where |d| > 4·FLT_MIN, else ±FLT_MAX by d's sign.
+      const __mmask16 wide = _mm512_cmp_ps_mask(abs16(d3[k]), _mm512_set1_ps(kTiny), _CMP_GT_OQ);
+      const __m512 inv = pick(wide, _mm512_div_ps(one, d3[k]), _mm512_or_ps(_mm512_and_ps(d3[k], sign), big));
+      const __mmask16 near_hi = _mm512_cmp_ps_mask(inv, zero, _CMP_LT_OQ);
+      // near plane lo − slack (dir ≥ 0) or hi + slack (dir < 0), folded into the origin.
+      const __m512 lo_side = _mm512_add_ps(o3[k], slack), hi_side = _mm512_sub_ps(o3[k], slack);
+      const __m512 o_near = pick(near_hi, hi_side, lo_side), o_far = pick(near_hi, lo_side, hi_side);
+      _mm512_store_ps(p.inv[k] + g, inv);
+      _mm512_store_ps(p.near_o[k] + g, o_near);
+      _mm512_store_ps(p.far_o[k] + g, o_far);
+      // Segment3::entry on the root's box (no NaN: every operand is finite).
+      const __m512 b_near = pick(near_hi, _mm512_set1_ps(root.hi[k]), _mm512_set1_ps(root.lo[k]));
+      const __m512 b_far = pick(near_hi, _mm512_set1_ps(root.lo[k]), _mm512_set1_ps(root.hi[k]));
+      t0 = max16(t0, _mm512_mul_ps(_mm512_sub_ps(b_near, o_near), inv));
+      t1 = min16(t1, _mm512_mul_ps(_mm512_sub_ps(b_far, o_far), inv));
+    }
+    const __mmask16 enter = _mm512_cmp_ps_mask(t0, _mm512_mul_ps(t1, _mm512_set1_ps(slab_widen<float>)), _CMP_LE_OQ) &
+                            _mm512_cmp_ps_mask(t0, _mm512_set1_ps(t_max), _CMP_LE_OQ);
+    active |= PacketMask(enter) << g;
+    _mm512_store_ps(p.tm + g, _mm512_set1_ps(tm));
+    // WatertightRay: kz the axis of largest |d| (x before y before z on ties), kx and ky the next
+    // two, swapped when d[kz] < 0.
+    const __m512 a0 = abs16(d3[0]), a1 = abs16(d3[1]), a2 = abs16(d3[2]);
+    const __mmask16 ge01 = _mm512_cmp_ps_mask(a0, a1, _CMP_GE_OQ);
+    const __mmask16 z0 = ge01 & _mm512_cmp_ps_mask(a0, a2, _CMP_GE_OQ);
+    const __mmask16 z1 = static_cast<__mmask16>(~ge01 & _mm512_cmp_ps_mask(a1, a2, _CMP_GE_OQ));
+    // kz = 0: (kx, ky) = (1, 2); kz = 1: (2, 0); kz = 2: (0, 1).
+    const __m512 dz_ = by_axis(z0, z1, d3, 0), dx0 = by_axis(z0, z1, d3, 1), dy0 = by_axis(z0, z1, d3, 2);
+    const __m512 ozk = by_axis(z0, z1, o3, 0), ox0 = by_axis(z0, z1, o3, 1), oy0 = by_axis(z0, z1, o3, 2);
+    const __mmask16 swap = _mm512_cmp_ps_mask(dz_, zero, _CMP_LT_OQ);
+    const __m512 dxk = pick(swap, dy0, dx0), dyk = pick(swap, dx0, dy0);
+    const __m512 sx = _mm512_div_ps(dxk, dz_), sy = _mm512_div_ps(dyk, dz_);
+    _mm512_store_ps(f.sx + g, sx);
+    _mm512_store_ps(f.sy + g, sy);
+    _mm512_store_ps(f.sz + g, _mm512_div_ps(one, dz_));
+    // std::max(|sx|, |sy|): |sy| where |sx| < |sy|, else |sx|.
+    const __m512 asx = abs16(sx), asy = abs16(sy);
+    _mm512_store_ps(f.smax + g, pick(_mm512_cmp_ps_mask(asx, asy, _CMP_LT_OQ), asy, asx));
+    _mm512_store_ps(f.ox + g, pick(swap, oy0, ox0));
+    _mm512_store_ps(f.oy + g, pick(swap, ox0, oy0));
+    _mm512_store_ps(f.oz + g, ozk);
+    for (int i = g; i < g + 16 && i < n; ++i) {
+      const int b = i - g;
+      const int kz = (z0 >> b & 1) ? 0 : (z1 >> b & 1) ? 1 : 2;
+      int kx = (kz + 1) % 3, ky = (kx + 1) % 3;
+      if (swap >> b & 1) std::swap(kx, ky);
+      f.kx[i] = static_cast<std::uint8_t>(kx), f.ky[i] = static_cast<std::uint8_t>(ky), f.kz[i] = static_cast<std::uint8_t>(kz);
+    }
+    if (g + 16 >= n) break;
+  }
+  // The packet's near and far planes from its sign group (Segment3's near_at, far_at).
+  for (int k = 0; k < 3; ++k) {
+    const bool near_hi = p.inv[k][0] < 0.0f;
+    const auto lo_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<float>, lo) + kMeshWidth * sizeof(float) * k);
+    const auto hi_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<float>, hi) + kMeshWidth * sizeof(float) * k);
+    p.near_at[k] = near_hi ? hi_at : lo_at;
+    p.far_at[k] = near_hi ? lo_at : hi_at;
+  }
+  p.n = n;
+  return active & (n >= kPacketRays ? ~PacketMask(0) : (PacketMask(1) << n) - 1);
+}
+#endif
+
+}  // namespace impact::mesh_detail

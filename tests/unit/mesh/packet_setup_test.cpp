@@ -1,0 +1,124 @@
+// The packet set-up sixteen rays at a time (src/mesh/packet_setup.hpp) against the constructors it
+// stands for, field by field and bit for bit: RayPacket::add(Segment3(o, d, 0, 0), t) for the slab
+// test, Segment3::entry for the root's box, and WatertightRay for the triangle test. The
+// directions are drawn to hit what the constructors branch on: components tied in magnitude (the
+// axis of largest |d|), zero and negative zero, components below 4·FLT_MIN (a huge reciprocal
+// instead), subnormal ones, and origins inside, on and outside the root's box.
+#include "mesh/packet_setup.hpp"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+using namespace impact;
+using namespace impact::mesh_detail;
+
+bool same(float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); }
+
+// One component of a direction, with the sign asked for (the packet's sign group).
+float component(std::mt19937& rng, bool negative) {
+  std::uniform_int_distribution<int> kind(0, 9);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  float x;
+  switch (kind(rng)) {
+    case 0: x = 0.0f; break;                                                  // zero (−0 when negative)
+    case 1: x = std::numeric_limits<float>::min() * 3.0f * u(rng); break;    // below 4·FLT_MIN
+    case 2: x = std::numeric_limits<float>::denorm_min() * 7.0f; break;      // subnormal
+    case 3:
+    case 6: x = 1.0f; break;                                                  // ties with the others
+    case 4: x = 1e-30f * (1.0f + u(rng)); break;
+    case 5: x = 1e6f * u(rng); break;
+    default: x = u(rng) * 4.0f; break;
+  }
+  return negative ? -x : x;
+}
+
+TEST(PacketSetup, SixteenAtATimeEqualsTheConstructorsBitForBit) {
+#if IMPACT_PACKET_AVX512
+  if (!packet_avx512_available()) {
+    // Nothing here runs the sixteen-lane set-up: the batches use the constructors themselves.
+    EXPECT_NE(packet_lanes(), 16);
+    return;
+  }
+  std::mt19937 rng(41);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  MeshNode<float> root;
+  root.lo = Vec3<float>(-3.0f, -2.0f, -1.0f);
+  root.hi = Vec3<float>(4.0f, 2.5f, 1.0f);
+  int rays = 0, entered = 0, ties = 0, tiny = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int group = trial % 8;  // the direction signs of the packet
+    Vec3<float> o;
+    switch (trial % 5) {
+      case 0: o = Vec3<float>(u(rng), u(rng), u(rng)); break;                              // inside
+      case 1: o = Vec3<float>(4.0f, u(rng), 1.0f); break;                                  // on the box
+      case 2: o = Vec3<float>(30.0f * u(rng), 30.0f * u(rng), 30.0f * u(rng)); break;      // around it
+      case 3: o = Vec3<float>(-0.0f, 0.0f, -0.0f); break;
+      default: o = Vec3<float>(1e9f * u(rng), 2.0f, -7.0f); break;                        // far away
+    }
+    const int n = 1 + trial % kPacketRays;
+    alignas(64) float d[3][kPacketRays];
+    std::vector<Vec3<float>> dir(static_cast<std::size_t>(n));
+    for (int r = 0; r < kPacketRays; ++r) {
+      Vec3<float> v;
+      do {
+        for (int k = 0; k < 3; ++k) v[k] = component(rng, (group >> k & 1) != 0);
+      } while (v == Vec3<float>::Zero());  // a searched ray has a direction
+      if (trial % 3 == 0) v *= 10.0f * (u(rng) + 1.5f);  // rays longer than the box
+      for (int k = 0; k < 3; ++k) d[k][r] = v[k];
+      if (r < n) dir[static_cast<std::size_t>(r)] = v;
+    }
+    const float t_max = trial % 4 == 0 ? 0.25f : 1.0f;
+    RayPacket p, ref;
+    PacketFrames f;
+    const PacketMask active = set_up_packet16(o, d[0], d[1], d[2], n, t_max, root, p, f);
+    ASSERT_EQ(p.n, n);
+    PacketMask expect = 0;
+    for (int r = 0; r < n; ++r) {
+      const Vec3<float>& v = dir[static_cast<std::size_t>(r)];
+      const Segment3<float> seg(o, v, Vec3<float>::Zero(), Vec3<float>::Zero());
+      if (seg.entry(root, t_max) <= t_max) expect |= PacketMask(1) << r;
+      ref.add(seg, t_max);
+      for (int k = 0; k < 3; ++k) {
+        ASSERT_TRUE(same(p.inv[k][r], ref.inv[k][r])) << trial << " " << r << " " << k;
+        ASSERT_TRUE(same(p.near_o[k][r], ref.near_o[k][r])) << trial << " " << r << " " << k;
+        ASSERT_TRUE(same(p.far_o[k][r], ref.far_o[k][r])) << trial << " " << r << " " << k;
+        ASSERT_EQ(p.near_at[k], ref.near_at[k]);
+        ASSERT_EQ(p.far_at[k], ref.far_at[k]);
+      }
+      ASSERT_TRUE(same(p.tm[r], ref.tm[r]));
+      const Ray<float> ray{o, v};
+      const WatertightRay<float> w(ray), got = f.ray(r, ray);
+      ASSERT_EQ(got.kx, w.kx) << trial << " " << r;
+      ASSERT_EQ(got.ky, w.ky) << trial << " " << r;
+      ASSERT_EQ(got.kz, w.kz) << trial << " " << r;
+      for (auto [a, b] : {std::pair{got.sx, w.sx}, {got.sy, w.sy}, {got.sz, w.sz}, {got.smax, w.smax}, {got.ox, w.ox},
+                          {got.oy, w.oy}, {got.oz, w.oz}})
+        ASSERT_TRUE(same(a, b)) << trial << " " << r;
+      ASSERT_EQ(got.origin, w.origin);
+      ASSERT_EQ(got.direction, w.direction);
+      const Vec3<float> a = v.cwiseAbs();
+      ties += a[w.kz] == a[w.kx] || a[w.kz] == a[w.ky];
+      tiny += (a.array() < 4.0f * std::numeric_limits<float>::min()).any();
+      ++rays;
+    }
+    ASSERT_EQ(active, expect) << trial;
+    entered += std::popcount(expect);
+  }
+  // The draws reach what the set-up branches on, and the root is entered about half the time.
+  EXPECT_GT(ties, rays / 20);
+  EXPECT_GT(tiny, rays / 5);
+  EXPECT_GT(entered, rays / 4);
+  EXPECT_LT(entered, 3 * rays / 4);
+#else
+  EXPECT_EQ(packet_lanes(), 4);  // no AVX-512 target on this compiler: nothing runs the set-up
+#endif
+}
+
+}  // namespace
