@@ -43,6 +43,7 @@ struct Lanes4 {
   friend Lanes4 operator/(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x / y; }); }
   friend Lanes4 operator*(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x * y; }); }
   static Lanes4 max(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x > y ? x : y; }); }
+  static Lanes4 abs(const Lanes4& a) { return {{std::abs(a.v[0]), std::abs(a.v[1]), std::abs(a.v[2]), std::abs(a.v[3])}}; }
   static Lanes4 min(const Lanes4& a, const Lanes4& b) { return map(a, b, [](S x, S y) { return x < y ? x : y; }); }
   template <class F>
   static int mask(const Lanes4& a, const Lanes4& b, F f) {
@@ -67,6 +68,7 @@ struct Lanes4<float> {
   friend Lanes4 operator*(Lanes4 a, Lanes4 b) { return {_mm_mul_ps(a.v, b.v)}; }
   friend Lanes4 operator/(Lanes4 a, Lanes4 b) { return {_mm_div_ps(a.v, b.v)}; }
   static Lanes4 max(Lanes4 a, Lanes4 b) { return {_mm_max_ps(a.v, b.v)}; }
+  static Lanes4 abs(Lanes4 a) { return {_mm_andnot_ps(_mm_set1_ps(-0.0f), a.v)}; }  ///< The sign bit cleared, as std::abs.
   static Lanes4 min(Lanes4 a, Lanes4 b) { return {_mm_min_ps(a.v, b.v)}; }
   static int le_mask(Lanes4 a, Lanes4 b) { return _mm_movemask_ps(_mm_cmple_ps(a.v, b.v)); }
   static int lt_mask(Lanes4 a, Lanes4 b) { return _mm_movemask_ps(_mm_cmplt_ps(a.v, b.v)); }
@@ -86,6 +88,10 @@ struct Lanes4<double> {
   friend Lanes4 operator*(Lanes4 a, Lanes4 b) { return {_mm_mul_pd(a.lo, b.lo), _mm_mul_pd(a.hi, b.hi)}; }
   friend Lanes4 operator/(Lanes4 a, Lanes4 b) { return {_mm_div_pd(a.lo, b.lo), _mm_div_pd(a.hi, b.hi)}; }
   static Lanes4 max(Lanes4 a, Lanes4 b) { return {_mm_max_pd(a.lo, b.lo), _mm_max_pd(a.hi, b.hi)}; }
+  static Lanes4 abs(Lanes4 a) {
+    const __m128d sign = _mm_set1_pd(-0.0);
+    return {_mm_andnot_pd(sign, a.lo), _mm_andnot_pd(sign, a.hi)};
+  }
   static Lanes4 min(Lanes4 a, Lanes4 b) { return {_mm_min_pd(a.lo, b.lo), _mm_min_pd(a.hi, b.hi)}; }
   static int le_mask(Lanes4 a, Lanes4 b) {
     return _mm_movemask_pd(_mm_cmple_pd(a.lo, b.lo)) | _mm_movemask_pd(_mm_cmple_pd(a.hi, b.hi)) << 2;

@@ -310,6 +310,7 @@ struct Lanes8f {
   IMPACT_TARGET_AVX512 friend Lanes8f operator*(Lanes8f a, Lanes8f b) { return {_mm256_mul_ps(a.v, b.v)}; }
   IMPACT_TARGET_AVX512 friend Lanes8f operator/(Lanes8f a, Lanes8f b) { return {_mm256_div_ps(a.v, b.v)}; }
   IMPACT_TARGET_AVX512 static Lanes8f max(Lanes8f a, Lanes8f b) { return {_mm256_max_ps(a.v, b.v)}; }
+  IMPACT_TARGET_AVX512 static Lanes8f abs(Lanes8f a) { return {_mm256_andnot_ps(_mm256_set1_ps(-0.0f), a.v)}; }
   IMPACT_TARGET_AVX512 static Lanes8f min(Lanes8f a, Lanes8f b) { return {_mm256_min_ps(a.v, b.v)}; }
   IMPACT_TARGET_AVX512 static int le_mask(Lanes8f a, Lanes8f b) { return _mm256_movemask_ps(_mm256_cmp_ps(a.v, b.v, _CMP_LE_OS)); }
   IMPACT_TARGET_AVX512 static int lt_mask(Lanes8f a, Lanes8f b) { return _mm256_movemask_ps(_mm256_cmp_ps(a.v, b.v, _CMP_LT_OS)); }

@@ -261,7 +261,7 @@ template <class S, class L>
   using B = WatertightBounds<S>;
   constexpr int all = (1 << L::lanes) - 1;
   const L zero = L::splat(S(0));
-  auto abs = [&](L x) { return L::max(x, zero - x); };
+  auto abs = [](const L& x) { return L::abs(x); };  // the sign bit cleared, as std::abs in ray_triangle
   const L Az = L::load4(blk.a[r.kz]) - r.oz, Bz = L::load4(blk.b[r.kz]) - r.oz, Cz = L::load4(blk.c[r.kz]) - r.oz;
   const L Ax = L::load4(blk.a[r.kx]) - r.ox, Ay = L::load4(blk.a[r.ky]) - r.oy;
   const L Bx = L::load4(blk.b[r.kx]) - r.ox, By = L::load4(blk.b[r.ky]) - r.oy;
@@ -275,10 +275,12 @@ template <class S, class L>
   const L floor = L::splat(B::floor);
   const L e = (L::splat(B::cross) * (M * X) + L::splat(B::square) * (X * X)) + L::splat(B::second) * (M * M) + floor;
   const L me = zero - e;
-  const int neg = L::lt_mask(u, me) | L::lt_mask(v, me) | L::lt_mask(w, me);
-  const int pos = L::lt_mask(e, u) | L::lt_mask(e, v) | L::lt_mask(e, w);
+  // Per edge function: certainly negative, certainly positive; its sign is sure when either.
+  const int nu = L::lt_mask(u, me), nv = L::lt_mask(v, me), nw = L::lt_mask(w, me);
+  const int pu = L::lt_mask(e, u), pv = L::lt_mask(e, v), pw = L::lt_mask(e, w);
+  const int neg = nu | nv | nw, pos = pu | pv | pw;
   const int out = bf == BackFaces::ignore ? neg : neg & pos;
-  const int sure = L::lt_mask(e, abs(u)) & L::lt_mask(e, abs(v)) & L::lt_mask(e, abs(w));
+  const int sure = (nu | pu) & (nv | pv) & (nw | pw);
   redo = all & ~out & ~sure;
   // Every sign certain: a crossing has u, v, w of one sign.
   const int mixed = (L::lt_mask(u, zero) | L::lt_mask(v, zero) | L::lt_mask(w, zero)) &
