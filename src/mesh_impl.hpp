@@ -235,15 +235,23 @@ struct RayQuery {
 
 /// Whether a mesh ray needs a search; when not, `answer` is its status: invalid_input (a field
 /// not finite or too large) or a miss (a zero direction goes nowhere).
+/// The same with the origin's and max_lambda's check done (`rest_ok`: both good), for rays that
+/// share them.
 template <class S>
-bool ray_searchable(const Ray<S>& ray, const MeshRayOptions<S>& opt, Status& answer) {
-  if (!ray_input_ok(ray, opt)) [[unlikely]] {
+bool direction_searchable(bool rest_ok, const Vec3<S>& direction, Status& answer) {
+  if (!rest_ok || !detail::point_ok(direction)) [[unlikely]] {
     answer = Status::invalid_input;
     return false;
   }
   answer = Status::miss;
-  return ray.direction != Vec3<S>::Zero();
+  return direction != Vec3<S>::Zero();
 }
+/// ray_input_ok and the zero direction's miss: ray_searchable's answer, ray by ray.
+template <class S>
+bool ray_searchable(const Ray<S>& ray, const MeshRayOptions<S>& opt, Status& answer) {
+  return direction_searchable(detail::point_ok(ray.origin) && detail::size_ok(opt.max_lambda), ray.direction, answer);
+}
+
 
 /// Rows first, first + 1, … of a batch's outputs (batch.hpp), where mesh_ray_cast_many writes
 /// ray i's answer at row first + i, column by column and only the columns asked for: what
@@ -341,20 +349,23 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
 #endif
   std::uint16_t key[kPackAtOnce], order[kPackAtOnce];
   float u[kPackAtOnce], v[kPackAtOnce];
+  std::uint8_t sign_group[kPackAtOnce];
   std::uint16_t count[8 * kMaxCells + 1];
+  // The rays share their origin (to the bit) and max_lambda: those are checked once.
+  const bool shared_ok = !rays.empty() && detail::point_ok(rays[0].origin) && detail::size_ok(opt.max_lambda);
   for (std::size_t base = 0; base < rays.size(); base += kPackAtOnce) {
     const std::size_t n = std::min(kPackAtOnce, rays.size() - base);
     // The rays to search and their sign groups.
     std::size_t searched = 0, first = n, last = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const Ray<S>& ray = rays[base + i];
-      if (Status s; !ray_searchable(ray, opt, s)) {
+      const Vec3<S>& d = rays[base + i].direction;
+      if (Status s; !direction_searchable(shared_ok, d, s)) {
         out.none(base + i, s);
         key[i] = 0xffff;
         continue;
       }
-      const Vec3<S>& d = ray.direction;
       key[i] = static_cast<std::uint16_t>(std::signbit(d[0]) | std::signbit(d[1]) << 1 | std::signbit(d[2]) << 2);
+      sign_group[i] = static_cast<std::uint8_t>(key[i]);
       first = std::min(first, i);
       last = i;
       ++searched;
@@ -420,8 +431,7 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
     for (std::size_t i = 0; i < n; ++i)
       if (key[i] != 0xffff) order[count[key[i]]++] = static_cast<std::uint16_t>(i);
     // A packet's rays share their direction signs (so the near and far planes of each axis): a
-    // ray of another sign group (key / (gx·gy)) starts the next packet.
-    const int cells_per_group = gx * gy;
+    // ray of another sign group starts the next packet.
     for (std::size_t k = 0; k < searched;) {
       p.n = 0;
       PacketMask active = 0;
@@ -430,8 +440,8 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
         if (packet_lanes() == 16) {
           // The rays' set-ups sixteen at a time (packet_setup.hpp), from their directions side by side.
           int nr = 0;
-          for (int group = key[order[k]] / cells_per_group; k < searched && nr < kPacketRays; ++k, ++nr) {
-            if (key[order[k]] / cells_per_group != group) break;
+          for (const int group = sign_group[order[k]]; k < searched && nr < kPacketRays; ++k, ++nr) {
+            if (sign_group[order[k]] != group) break;
             at[nr] = base + order[k];
             const Vec3<S>& d = rays[at[nr]].direction;
             dirs[0][nr] = d[0], dirs[1][nr] = d[1], dirs[2][nr] = d[2];
@@ -446,8 +456,8 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
       }
 #endif
       if (p.n == 0) {
-        for (int group = key[order[k]] / cells_per_group; k < searched && p.n < kPacketRays; ++k) {
-          if (key[order[k]] / cells_per_group != group) break;
+        for (const int group = sign_group[order[k]]; k < searched && p.n < kPacketRays; ++k) {
+          if (sign_group[order[k]] != group) break;
           const std::size_t i = base + order[k];
           const Segment3<S> seg(rays[i].origin, rays[i].direction, Vec3<S>::Zero(), Vec3<S>::Zero());
           const int r = p.n;
