@@ -450,6 +450,45 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneOriginWalkAsPacketsAndEqualSingle) {
   EXPECT_LT(hits, 3 * rows / 4);
 }
 
+// Rays from one origin share its check and max_lambda's (done once per batch): an origin or a
+// max_lambda out of range makes every row invalid_input, as the single call says, and −0 beside
+// +0 in the origins is not one origin (the packets' set-up takes the origin's bits once).
+TYPED_TEST(Batches, MeshRayBatchesFromOneBadOriginAreInvalidRowByRow) {
+  using S = TypeParam;
+  const TriangleMesh<S> mesh = impact_scenes::to_mesh<S>(impact_scenes::level(2, 6).mesh);
+  const S nan = std::numeric_limits<S>::quiet_NaN();
+  const int n = 300;
+  for (int c = 0; c < 5; ++c) {
+    Vec3<S> eye(S(3), S(2), S(1));
+    MeshRayOptions<S> opt{.max_lambda = S(1)};
+    if (c == 0) eye[1] = nan;
+    if (c == 1) eye[2] = S(2e12);  // beyond Tolerances::max_magnitude
+    if (c == 2) opt.max_lambda = nan;
+    if (c == 3) opt.max_lambda = S(-1);
+    Mat<S> org(n, 3), dir(n, 3);
+    for (int i = 0; i < n; ++i) {
+      for (int k = 0; k < 3; ++k) org(i, k) = eye[k];
+      if (c == 4 && i % 2 == 1) org(i, 0) = S(-0.0), org(i, 1) = S(2), org(i, 2) = S(1);  // −0 and +0
+      if (c == 4 && i % 2 == 0) org(i, 0) = S(0.0), org(i, 1) = S(2), org(i, 2) = S(1);
+      const double a = 6.283185307179586 * i / n;
+      dir(i, 0) = static_cast<S>(20 * std::cos(a)), dir(i, 1) = static_cast<S>(20 * std::sin(a)), dir(i, 2) = static_cast<S>(i % 7 - 3);
+    }
+    std::vector<std::uint8_t> st(static_cast<std::size_t>(n));
+    Mat<S> lam(n, 1);
+    MeshRayRows<S> ro{st, ColumnOut<S>(lam.data(), n)};
+    ASSERT_EQ(mesh_ray_cast_batch<S>(mesh, rows3(org), rows3(dir), opt, ro, {.threads = 1}), "");
+    int hits = 0;
+    for (int i = 0; i < n; ++i) {
+      const MeshRayHit<S> h = mesh_ray_cast(mesh, Ray<S>{row(org, i), row(dir, i)}, opt);
+      ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(h.status)) << c << " " << i;
+      ASSERT_TRUE(same_bits(lam(i, 0), h.lambda)) << c << " " << i;
+      if (c < 4) ASSERT_EQ(h.status, Status::invalid_input) << c << " " << i;
+      hits += h.status == Status::hit;
+    }
+    if (c == 4) EXPECT_GT(hits, n / 2);  // inside a room: the rays hit its walls
+  }
+}
+
 TEST(Batches, ArraysOfTheWrongSizeAreRefusedByNameAndNothingIsWritten) {
   using S = double;
   const Shape<S> ball = Sphere<S>{1.0};
