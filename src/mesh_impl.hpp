@@ -233,10 +233,10 @@ struct RayQuery {
   }
 };
 
-/// Whether a mesh ray needs a search; when not, `answer` is its status: invalid_input (a field
-/// not finite or too large) or a miss (a zero direction goes nowhere).
-/// The same with the origin's and max_lambda's check done (`rest_ok`: both good), for rays that
-/// share them.
+/// Whether a mesh ray with this direction needs a search, its origin and max_lambda already
+/// checked (`rest_ok`: both good; rays that share them are checked once); when not, `answer` is
+/// its status: invalid_input (a field not finite or too large) or a miss (a zero direction goes
+/// nowhere).
 template <class S>
 bool direction_searchable(bool rest_ok, const Vec3<S>& direction, Status& answer) {
   if (!rest_ok || !detail::point_ok(direction)) [[unlikely]] {
@@ -246,12 +246,12 @@ bool direction_searchable(bool rest_ok, const Vec3<S>& direction, Status& answer
   answer = Status::miss;
   return direction != Vec3<S>::Zero();
 }
-/// ray_input_ok and the zero direction's miss: ray_searchable's answer, ray by ray.
+/// Whether a mesh ray needs a search (ray_input_ok, and a direction that is not zero); when not,
+/// `answer` is its status, as direction_searchable's.
 template <class S>
 bool ray_searchable(const Ray<S>& ray, const MeshRayOptions<S>& opt, Status& answer) {
   return direction_searchable(detail::point_ok(ray.origin) && detail::size_ok(opt.max_lambda), ray.direction, answer);
 }
-
 
 /// Rows first, first + 1, … of a batch's outputs (batch.hpp), where mesh_ray_cast_many writes
 /// ray i's answer at row first + i, column by column and only the columns asked for: what
@@ -455,7 +455,7 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
         }
       }
 #endif
-      if (p.n == 0) {
+      if (p.n == 0) {  // not set up above: ray by ray, with the constructors themselves
         for (const int group = sign_group[order[k]]; k < searched && p.n < kPacketRays; ++k) {
           if (sign_group[order[k]] != group) break;
           const std::size_t i = base + order[k];

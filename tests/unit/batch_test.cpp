@@ -482,10 +482,14 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneBadOriginAreInvalidRowByRow) {
       const MeshRayHit<S> h = mesh_ray_cast(mesh, Ray<S>{row(org, i), row(dir, i)}, opt);
       ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(h.status)) << c << " " << i;
       ASSERT_TRUE(same_bits(lam(i, 0), h.lambda)) << c << " " << i;
-      if (c < 4) ASSERT_EQ(h.status, Status::invalid_input) << c << " " << i;
+      if (c < 4) {
+        ASSERT_EQ(h.status, Status::invalid_input) << c << " " << i;
+      }
       hits += h.status == Status::hit;
     }
-    if (c == 4) EXPECT_GT(hits, n / 2);  // inside a room: the rays hit its walls
+    if (c == 4) {
+      EXPECT_GT(hits, n / 2);  // inside a room: the rays hit its walls
+    }
   }
 }
 
