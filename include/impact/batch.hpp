@@ -53,7 +53,9 @@ using ColumnOut = Eigen::Map<Eigen::Matrix<S, Eigen::Dynamic, 1>>;
 struct BatchOptions {
   /// Threads (oneTBB arena size): 0 = every core, 1 = the calling thread only.
   int threads = 0;
-  /// Queries per task (a block is one task); answers do not depend on it.
+  /// Queries per task (a block is one task); answers do not depend on it. Mesh ray batches
+  /// split in whole pieces of 1,024 rays (a camera's packets are drawn from one piece), so their
+  /// tasks take max(1, grain / 1024) pieces.
   int grain = 64;
 };
 
