@@ -35,10 +35,15 @@
 namespace impact {
 namespace mesh_detail {
 
+/// The part of ray_input_ok that rays from one origin share: the origin and max_lambda.
+template <class S>
+bool ray_origin_ok(const Vec3<S>& origin, const MeshRayOptions<S>& opt) {
+  return detail::point_ok(origin) && detail::size_ok(opt.max_lambda);
+}
 /// Whether a mesh or level ray query's input is good (ray_input_error empty; no message built).
 template <class S>
 bool ray_input_ok(const Ray<S>& ray, const MeshRayOptions<S>& opt) {
-  return detail::point_ok(ray.origin) && detail::point_ok(ray.direction) && detail::size_ok(opt.max_lambda);
+  return ray_origin_ok(ray.origin, opt) && detail::point_ok(ray.direction);
 }
 
 /// What is wrong with a mesh or level ray query, or an empty string (checked before any early
@@ -196,6 +201,34 @@ struct RayQuery {
       b.block_hits(blk, hits >> 4, redo >> 4, lambda + 4, tb);
     }
   }
+  /// A packet walk's leaf for the queries of `rays` (q[r], best time t_best[r]): each its own
+  /// leaf's answer. With the walk's lanes offering a Pair (a float mesh on the AVX-512 walk),
+  /// two queries of one frame at a time (leaf_pair), a query left without a partner alone.
+  template <class Ops, class Mask>
+  static void leaf_rays(Ops, const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, Mask rays, RayQuery* q,
+                        S* t_best) {
+    if constexpr (requires { typename Ops::Pair; } && std::is_same_v<S, float>) {
+      int held = -1;  // a query waiting for a partner
+      for (Mask z = rays; z != 0; z &= z - 1) {
+        const int r = std::countr_zero(z);
+        if (held < 0) {
+          held = r;
+        } else if (q[held].same_frame(q[r])) {
+          leaf_pair<typename Ops::Pair>(m, first, count, q[held], t_best[held], q[r], t_best[r]);
+          held = -1;
+        } else {
+          q[held].leaf(m, first, count, t_best[held]);
+          held = r;
+        }
+      }
+      if (held >= 0) q[held].leaf(m, first, count, t_best[held]);
+    } else {
+      for (Mask z = rays; z != 0; z &= z - 1) {
+        const int r = std::countr_zero(z);
+        q[r].leaf(m, first, count, t_best[r]);
+      }
+    }
+  }
   /// Whether two queries share a frame (leaf_pair's condition).
   [[nodiscard]] bool same_frame(const RayQuery& o) const { return wr.kx == o.wr.kx && wr.ky == o.wr.ky && wr.kz == o.wr.kz; }
   /// A block's answer from ray_block: the lanes `hits` crossed at lambda[lane], the lanes `redo`
@@ -250,7 +283,7 @@ bool direction_searchable(bool rest_ok, const Vec3<S>& direction, Status& answer
 /// `answer` is its status, as direction_searchable's.
 template <class S>
 bool ray_searchable(const Ray<S>& ray, const MeshRayOptions<S>& opt, Status& answer) {
-  return direction_searchable(detail::point_ok(ray.origin) && detail::size_ok(opt.max_lambda), ray.direction, answer);
+  return direction_searchable(ray_origin_ok(ray.origin, opt), ray.direction, answer);
 }
 
 /// Rows first, first + 1, … of a batch's outputs (batch.hpp), where mesh_ray_cast_many writes
@@ -352,7 +385,7 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
   std::uint8_t sign_group[kPackAtOnce];
   std::uint16_t count[8 * kMaxCells + 1];
   // The rays share their origin (to the bit) and max_lambda: those are checked once.
-  const bool shared_ok = !rays.empty() && detail::point_ok(rays[0].origin) && detail::size_ok(opt.max_lambda);
+  const bool shared_ok = !rays.empty() && ray_origin_ok(rays[0].origin, opt);
   for (std::size_t base = 0; base < rays.size(); base += kPackAtOnce) {
     const std::size_t n = std::min(kPackAtOnce, rays.size() - base);
     // The rays to search and their sign groups.
@@ -471,28 +504,7 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
       p.close();
       if (active != 0)
         walk_packet(m, p, active, t_best, [&](auto ops, PacketMask leaf_rays, std::uint32_t first, std::uint32_t count_) {
-          // With eight lanes (a float mesh on the AVX-512 walk), two rays of one frame at a time.
-          if constexpr (requires { typename decltype(ops)::Pair; } && std::is_same_v<S, float>) {
-            int held = -1;  // a ray waiting for a partner
-            for (PacketMask z = leaf_rays; z != 0; z &= z - 1) {
-              const int r = std::countr_zero(z);
-              if (held < 0) {
-                held = r;
-              } else if (q[held].same_frame(q[r])) {
-                RayQuery<S>::template leaf_pair<typename decltype(ops)::Pair>(m, first, count_, q[held], t_best[held], q[r], t_best[r]);
-                held = -1;
-              } else {
-                q[held].leaf(m, first, count_, t_best[held]);
-                held = r;
-              }
-            }
-            if (held >= 0) q[held].leaf(m, first, count_, t_best[held]);
-          } else {
-            for (PacketMask z = leaf_rays; z != 0; z &= z - 1) {
-              const int r = std::countr_zero(z);
-              q[r].leaf(m, first, count_, t_best[r]);
-            }
-          }
+          RayQuery<S>::leaf_rays(ops, m, first, count_, leaf_rays, q, t_best);
         });
       for (int r = 0; r < p.n; ++r) out.put(at[r], m, q[r], rays[at[r]], t_best[r]);
     }

@@ -109,6 +109,16 @@ struct Lanes4<double> {
 };
 #endif
 
+/// Byte offsets in a MeshWideNode of axis k's near and far planes (the boxes' max coordinates are
+/// the near plane where near_hi: the direction is negative along k).
+template <class S>
+void plane_offsets(int k, bool near_hi, std::uint32_t& near_at, std::uint32_t& far_at) {
+  const auto lo_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, lo) + kMeshWidth * sizeof(float) * k);
+  const auto hi_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, hi) + kMeshWidth * sizeof(float) * k);
+  near_at = near_hi ? hi_at : lo_at;
+  far_at = near_hi ? lo_at : hi_at;
+}
+
 /// A segment origin + t·dir, t ∈ [0, t_max], against boxes grown by (grow_lo, grow_hi): the slab
 /// test (Kay and Kajiya), branch-free. Per axis the near and far planes are chosen once per
 /// segment from the sign of dir, and the growth is folded into the origin. Components of dir
@@ -155,10 +165,7 @@ struct Segment3 {
         l_near[i] = Lanes4<float>::splat(static_cast<float>(near_hi[i] ? o[i] - hi_f : o[i] + lo_f));
         l_far[i] = Lanes4<float>::splat(static_cast<float>(near_hi[i] ? o[i] + lo_f : o[i] - hi_f));
       }
-      const auto lo_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, lo) + kMeshWidth * sizeof(float) * i);
-      const auto hi_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, hi) + kMeshWidth * sizeof(float) * i);
-      near_at[i] = near_hi[i] ? hi_at : lo_at;
-      far_at[i] = near_hi[i] ? lo_at : hi_at;
+      plane_offsets<S>(i, near_hi[i] != 0, near_at[i], far_at[i]);
     }
   }
   /// Entry parameter of the segment into the node's grown box, or +inf when it misses.

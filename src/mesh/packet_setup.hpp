@@ -40,8 +40,6 @@ struct PacketFrames {
 
 #if IMPACT_PACKET_AVX512
 namespace packet_setup_detail {
-IMPACT_TARGET_AVX512 inline __m512 max16(__m512 a, __m512 b) { return _mm512_maskz_max_ps(__mmask16(0xffff), a, b); }
-IMPACT_TARGET_AVX512 inline __m512 min16(__m512 a, __m512 b) { return _mm512_maskz_min_ps(__mmask16(0xffff), a, b); }
 IMPACT_TARGET_AVX512 inline __m512 abs16(__m512 x) { return _mm512_abs_ps(x); }
 /// a where m is set, else b.
 IMPACT_TARGET_AVX512 inline __m512 pick(__mmask16 m, __m512 a, __m512 b) { return _mm512_mask_blend_ps(m, b, a); }
@@ -76,9 +74,9 @@ IMPACT_TARGET_AVX512 inline PacketMask set_up_packet16(const Vec3<float>& o, con
     const __m512 d3[3] = {_mm512_load_ps(dx + g), _mm512_load_ps(dy + g), _mm512_load_ps(dz + g)};
     // Segment3: mag = max(max|o|, max|o + d|) (+ the growth's 0), slack = 16ε·mag.
     __m512 mb = abs16(_mm512_add_ps(o3[0], d3[0]));
-    mb = max16(mb, abs16(_mm512_add_ps(o3[1], d3[1])));
-    mb = max16(mb, abs16(_mm512_add_ps(o3[2], d3[2])));
-    const __m512 slack = _mm512_mul_ps(_mm512_set1_ps(kSlack), max16(_mm512_set1_ps(oa), mb));
+    mb = PacketLanes16::max(mb, abs16(_mm512_add_ps(o3[1], d3[1])));
+    mb = PacketLanes16::max(mb, abs16(_mm512_add_ps(o3[2], d3[2])));
+    const __m512 slack = _mm512_mul_ps(_mm512_set1_ps(kSlack), PacketLanes16::max(_mm512_set1_ps(oa), mb));
     __m512 t0 = zero, t1 = _mm512_set1_ps(t_max);
     for (int k = 0; k < 3; ++k) {
       // inv = 1/d where |d| > 4·FLT_MIN, else ±FLT_MAX by d's sign.
@@ -94,8 +92,8 @@ IMPACT_TARGET_AVX512 inline PacketMask set_up_packet16(const Vec3<float>& o, con
       // Segment3::entry on the root's box (no NaN: every operand is finite).
       const __m512 b_near = pick(near_hi, _mm512_set1_ps(root.hi[k]), _mm512_set1_ps(root.lo[k]));
       const __m512 b_far = pick(near_hi, _mm512_set1_ps(root.lo[k]), _mm512_set1_ps(root.hi[k]));
-      t0 = max16(t0, _mm512_mul_ps(_mm512_sub_ps(b_near, o_near), inv));
-      t1 = min16(t1, _mm512_mul_ps(_mm512_sub_ps(b_far, o_far), inv));
+      t0 = PacketLanes16::max(t0, _mm512_mul_ps(_mm512_sub_ps(b_near, o_near), inv));
+      t1 = PacketLanes16::min(t1, _mm512_mul_ps(_mm512_sub_ps(b_far, o_far), inv));
     }
     const __mmask16 enter = _mm512_cmp_ps_mask(t0, _mm512_mul_ps(t1, _mm512_set1_ps(slab_widen<float>)), _CMP_LE_OQ) &
                             _mm512_cmp_ps_mask(t0, _mm512_set1_ps(t_max), _CMP_LE_OQ);
@@ -132,13 +130,7 @@ IMPACT_TARGET_AVX512 inline PacketMask set_up_packet16(const Vec3<float>& o, con
     if (g + 16 >= n) break;
   }
   // The packet's near and far planes from its sign group (Segment3's near_at, far_at).
-  for (int k = 0; k < 3; ++k) {
-    const bool near_hi = p.inv[k][0] < 0.0f;
-    const auto lo_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<float>, lo) + kMeshWidth * sizeof(float) * k);
-    const auto hi_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<float>, hi) + kMeshWidth * sizeof(float) * k);
-    p.near_at[k] = near_hi ? hi_at : lo_at;
-    p.far_at[k] = near_hi ? lo_at : hi_at;
-  }
+  for (int k = 0; k < 3; ++k) plane_offsets<float>(k, p.inv[k][0] < 0.0f, p.near_at[k], p.far_at[k]);
   p.n = n;
   return active & (n >= kPacketRays ? ~PacketMask(0) : (PacketMask(1) << n) - 1);
 }
