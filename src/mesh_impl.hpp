@@ -163,6 +163,14 @@ struct RayQuery {
   RayQuery() = default;
   RayQuery(const Ray<S>& ray, BackFaces bf) : wr(ray), back_faces(bf) {}
   RayQuery(const WatertightRay<S>& w, BackFaces bf) : wr(w), back_faces(bf) {}  ///< w: set up elsewhere (packet_setup.hpp)
+  /// A new search with the ray already in wr (set up in place: packet_setup.hpp's PacketFrames::set).
+  void start(BackFaces bf) {
+    back_faces = bf;
+    have = false;
+    best_tri = 0;
+    best_blk = nullptr;
+    best_lane = 0;
+  }
   /// A crossing at λ of triangle `index` (stored in lane `lane` of `blk`) becomes the answer when
   /// it is earlier, or as early with a lower index.
   void take(S lambda, std::uint32_t index, const TriangleBlock4<S>* blk, int lane, S& t_best) {
@@ -381,7 +389,7 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
   alignas(64) float dirs[3][kPacketRays];
 #endif
   std::uint16_t key[kPackAtOnce], order[kPackAtOnce];
-  float u[kPackAtOnce], v[kPackAtOnce];
+  alignas(16) float u[kPackAtOnce], v[kPackAtOnce];
   std::uint8_t sign_group[kPackAtOnce];
   std::uint16_t count[8 * kMaxCells + 1];
   // The rays share their origin (to the bit) and max_lambda: those are checked once.
@@ -423,27 +431,49 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
     const Eigen::Vector3f e2 = axis.cross(e1);
     float ulo = 1, uhi = -1, vlo = 1, vhi = -1;
     for (int pass = 0; pass < 2; ++pass) {
-      ulo = std::numeric_limits<float>::max(), uhi = -ulo, vlo = ulo, vhi = -ulo;
-      for (std::size_t i = 0; i < n; ++i) {
-        if (key[i] == 0xffff) continue;
-        const Eigen::Vector3f d = rays[base + i].direction.template cast<float>();
-        if (gnomonic) {
-          const float ahead = d.dot(axis);
-          if (!(ahead > 0.0f && ahead * ahead > 0.0625f * d.squaredNorm())) {  // over 75° off the axis
-            gnomonic = false;
-            break;
-          }
+      // Every ray's coordinates, branch-free (so that the compiler vectorises the loop); the
+      // bounds over the searched rays only (the others are out of the grid, key 0xffff).
+      int ahead_all = 1;
+      if (gnomonic) {
+        for (std::size_t i = 0; i < n; ++i) {
+          const Vec3<S>& dir = rays[base + i].direction;
+          const float dx = static_cast<float>(dir[0]), dy = static_cast<float>(dir[1]), dz = static_cast<float>(dir[2]);
+          const float ahead = dx * axis[0] + dy * axis[1] + dz * axis[2];
+          const float sq = dx * dx + dy * dy + dz * dz;
+          // Within 75° of the axis (bitwise, not short-circuit: no branch in the loop).
+          ahead_all &= (int(ahead > 0.0f) & int(ahead * ahead > 0.0625f * sq)) | int(key[i] == 0xffff);
           const float inv = 1.0f / ahead;
-          u[i] = d.dot(e1) * inv;
-          v[i] = d.dot(e2) * inv;
-        } else {
-          const float l1 = std::abs(d[0]) + std::abs(d[1]) + std::abs(d[2]);
-          u[i] = d[0] / l1;
-          v[i] = d[1] / l1;
+          u[i] = (dx * e1[0] + dy * e1[1] + dz * e1[2]) * inv;
+          v[i] = (dx * e2[0] + dy * e2[1] + dz * e2[2]) * inv;
         }
-        ulo = std::min(ulo, u[i]), uhi = std::max(uhi, u[i]), vlo = std::min(vlo, v[i]), vhi = std::max(vhi, v[i]);
+      } else {
+        for (std::size_t i = 0; i < n; ++i) {
+          const Vec3<S>& dir = rays[base + i].direction;
+          const float dx = static_cast<float>(dir[0]), dy = static_cast<float>(dir[1]), dz = static_cast<float>(dir[2]);
+          const float l1 = std::abs(dx) + std::abs(dy) + std::abs(dz);
+          u[i] = dx / l1;
+          v[i] = dy / l1;
+        }
       }
-      if (gnomonic) break;
+      // The bounds over the searched rays: the others take the first one's place (they are out
+      // of the grid, key 0xffff), then four lanes at a time.
+      if (searched != n)
+        for (std::size_t i = 0; i < n; ++i)
+          if (key[i] == 0xffff) u[i] = u[first], v[i] = v[first];
+      using L4 = Lanes4<float>;
+      L4 ul = L4::splat(u[first]), uh = ul, vl = L4::splat(v[first]), vh = vl;
+      std::size_t i4 = 0;
+      for (; i4 + 4 <= n; i4 += 4) {
+        const L4 x = L4::load(u + i4), y = L4::load(v + i4);
+        ul = L4::min(ul, x), uh = L4::max(uh, x), vl = L4::min(vl, y), vh = L4::max(vh, y);
+      }
+      float b[4][4];
+      ul.store(b[0]), uh.store(b[1]), vl.store(b[2]), vh.store(b[3]);
+      ulo = std::min({b[0][0], b[0][1], b[0][2], b[0][3]}), uhi = std::max({b[1][0], b[1][1], b[1][2], b[1][3]});
+      vlo = std::min({b[2][0], b[2][1], b[2][2], b[2][3]}), vhi = std::max({b[3][0], b[3][1], b[3][2], b[3][3]});
+      for (; i4 < n; ++i4) ulo = std::min(ulo, u[i4]), uhi = std::max(uhi, u[i4]), vlo = std::min(vlo, v[i4]), vhi = std::max(vhi, v[i4]);
+      if (!gnomonic || ahead_all) break;
+      gnomonic = false;  // some direction is not well in front of the axis (a lidar all around)
     }
     // A grid of about searched / kPacketRays cells, as square as the directions' extent allows.
     const float w = std::max(uhi - ulo, 1e-30f), h = std::max(vhi - vlo, 1e-30f);
@@ -481,10 +511,13 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
           }
           for (int r = nr; r < kPacketRays; ++r) dirs[0][r] = dirs[0][nr - 1], dirs[1][r] = dirs[1][nr - 1], dirs[2][r] = dirs[2][nr - 1];
           active = set_up_packet16(rays[at[0]].origin, dirs[0], dirs[1], dirs[2], nr, opt.max_lambda, m.nodes[0], p, frames);
+          const Vec3<double> origin = rays[at[0]].origin.template cast<double>();
           for (int r = 0; r < nr; ++r) {
-            q[r] = RayQuery<S>(frames.ray(r, rays[at[r]]), opt.back_faces);
+            frames.set(r, origin, rays[at[r]].direction, q[r].wr);  // in place: no RayQuery built and copied
+            q[r].start(opt.back_faces);
             t_best[r] = opt.max_lambda;
           }
+          PacketLanes16::close(p);  // the lanes from nr on copy ray nr − 1 already
         }
       }
 #endif
@@ -500,8 +533,8 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
           if (seg.entry(m.nodes[0], t_best[r]) <= t_best[r]) active |= PacketMask(1) << r;
           p.add(seg, t_best[r]);
         }
+        p.close();
       }
-      p.close();
       if (active != 0)
         walk_packet(m, p, active, t_best, [&](auto ops, PacketMask leaf_rays, std::uint32_t first, std::uint32_t count_) {
           RayQuery<S>::leaf_rays(ops, m, first, count_, leaf_rays, q, t_best);

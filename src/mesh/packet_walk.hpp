@@ -289,6 +289,49 @@ struct PacketLanes16 {
     p.tm_hi = _mm_cvtss_f32(h4);
   }
   using Pair = Lanes8f;  ///< Two rays' triangle tests at once (the packet leaf's, float meshes).
+  /// RayPacket::close for a packet set up by set_up_packet16, whose lanes from n to the end of
+  /// their group of sixteen copy ray n − 1 already: the same interval bounds over those groups,
+  /// sixteen lanes a step (the least and greatest of finite values: the same values in any
+  /// order, but for the sign of a zero, which no comparison sees). Lanes of a group past n are
+  /// left as they are (no test reads them: every mask leaves them out).
+  /// The least and greatest of x[0…15], or of x[0…31] with `two`.
+  IMPACT_TARGET_AVX512 static void bounds(const float* x, bool two, float& lo, float& hi) {
+    const __m512 a = _mm512_load_ps(x), b = two ? _mm512_load_ps(x + 16) : a;
+    lo = reduce(min(a, b), false);
+    hi = reduce(max(a, b), true);
+  }
+  /// The greatest (or least) of sixteen lanes, halved four times (masked extracts, as bound_tm:
+  /// GCC 12's _mm512_reduce_max_ps trips the same -Wuninitialized as its _mm512_max_ps).
+  IMPACT_TARGET_AVX512 static float reduce(__m512 v, bool greatest) {
+    const __m256 a = _mm512_maskz_extractf32x8_ps(__mmask8(0xff), v, 0), b = _mm512_maskz_extractf32x8_ps(__mmask8(0xff), v, 1);
+    const __m256 h8 = greatest ? _mm256_max_ps(a, b) : _mm256_min_ps(a, b);
+    const __m128 c = _mm256_castps256_ps128(h8), d = _mm256_extractf128_ps(h8, 1);
+    __m128 h4 = greatest ? _mm_max_ps(c, d) : _mm_min_ps(c, d);
+    const __m128 e = _mm_movehl_ps(h4, h4);
+    h4 = greatest ? _mm_max_ps(h4, e) : _mm_min_ps(h4, e);
+    const __m128 f = _mm_shuffle_ps(h4, h4, 1);
+    h4 = greatest ? _mm_max_ss(h4, f) : _mm_min_ss(h4, f);
+    return _mm_cvtss_f32(h4);
+  }
+  IMPACT_TARGET_AVX512 static void close(RayPacket& p) {
+    static_assert(kPacketRays == 32);
+    const bool two = p.n > 16;
+    auto lo_hi = [two](const float* x, float& lo, float& hi) { bounds(x, two, lo, hi); };
+    using L = Lanes4<float>;
+    for (int k = 0; k < 3; ++k) {
+      const bool neg = p.near_at[k] > p.far_at[k];  // as RayPacket::close
+      float ilo, ihi, nlo, nhi, flo, fhi;
+      lo_hi(p.inv[k], ilo, ihi);
+      lo_hi(p.near_o[k], nlo, nhi);
+      lo_hi(p.far_o[k], flo, fhi);
+      p.inv_lo[k] = L::splat(ilo);
+      p.inv_hi[k] = L::splat(ihi);
+      p.near_b[k] = L::splat(neg ? nlo : nhi);
+      p.far_b[k] = L::splat(neg ? fhi : flo);
+    }
+    float tlo;
+    lo_hi(p.tm, tlo, p.tm_hi);
+  }
 };
 
 /// Eight float lanes with Lanes4's operations, compiled for the AVX-512 walk: two rays' tests of
