@@ -460,18 +460,8 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
       if (searched != n)
         for (std::size_t i = 0; i < n; ++i)
           if (key[i] == 0xffff) u[i] = u[first], v[i] = v[first];
-      using L4 = Lanes4<float>;
-      L4 ul = L4::splat(u[first]), uh = ul, vl = L4::splat(v[first]), vh = vl;
-      std::size_t i4 = 0;
-      for (; i4 + 4 <= n; i4 += 4) {
-        const L4 x = L4::load(u + i4), y = L4::load(v + i4);
-        ul = L4::min(ul, x), uh = L4::max(uh, x), vl = L4::min(vl, y), vh = L4::max(vh, y);
-      }
-      float b[4][4];
-      ul.store(b[0]), uh.store(b[1]), vl.store(b[2]), vh.store(b[3]);
-      ulo = std::min({b[0][0], b[0][1], b[0][2], b[0][3]}), uhi = std::max({b[1][0], b[1][1], b[1][2], b[1][3]});
-      vlo = std::min({b[2][0], b[2][1], b[2][2], b[2][3]}), vhi = std::max({b[3][0], b[3][1], b[3][2], b[3][3]});
-      for (; i4 < n; ++i4) ulo = std::min(ulo, u[i4]), uhi = std::max(uhi, u[i4]), vlo = std::min(vlo, v[i4]), vhi = std::max(vhi, v[i4]);
+      min_max4(u, n, ulo, uhi);
+      min_max4(v, n, vlo, vhi);
       if (!gnomonic || ahead_all) break;
       gnomonic = false;  // some direction is not well in front of the axis (a lidar all around)
     }

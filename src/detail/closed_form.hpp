@@ -9,6 +9,8 @@
 #include <impact/query.hpp>
 #include <impact/shapes.hpp>
 
+#include "detail/unit_direction.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -102,17 +104,10 @@ void closed_form_closest(const A& a, const B& b, const Transform<S>& b_in_a, Vec
 /// ratio ra : rb (intersecting: within ra of A's core and rb of B's). Returns the normal.
 template <class S, class C>
 Vec3<C> finish_distance(const Vec3<C>& v, C ra, C rb, Vec3<C>& pa, Vec3<C>& pb, DistanceResult<S>& r) {
-  const C vv = v.squaredNorm();
-  const C len = std::sqrt(vv);
-  // Below the normal range of vv, normalised after scaling by the largest component: an
-  // intersecting pair's v can be tiny enough (float, shapes of size 3e-6) that v / ‖v‖ was 0.1%
-  // off unit length (found by fuzzing). Above it, the plain quotient (no cost added).
-  Vec3<C> n = Vec3<C>::Zero();
-  if (vv >= std::numeric_limits<C>::min() / std::numeric_limits<C>::epsilon()) {
-    n = -v / len;
-  } else if (const C big = v.cwiseAbs().maxCoeff(); big > C(0)) {
-    n = -(v / big).normalized();
-  }
+  const C len = v.norm();
+  // An intersecting pair's v can be tiny (float, shapes of size 3e-6): unit_direction keeps the
+  // normal unit length there.
+  const Vec3<C> n = -unit_direction(v);
   if (r.status == Status::intersecting) {
     // One common point: it divides the cores' witnesses in the ratio ra : rb, or halves them
     // (cores touching to rounding: a needle 1e12 long against a hull, its witnesses 8.5e-5 apart

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
@@ -51,6 +52,22 @@ namespace impact::mesh_detail {
 inline constexpr int kPacketRays = 32;
 using PacketMask = std::uint32_t;
 static_assert(kPacketRays <= 32 && kPacketRays % 16 == 0);
+
+/// The least and greatest of x[0…n), n ≥ 1: four lanes a step, then the tail one at a time.
+inline void min_max4(const float* x, std::size_t n, float& lo, float& hi) {
+  using L = Lanes4<float>;
+  std::size_t i = 0;
+  lo = hi = x[0];
+  if (n >= 4) {
+    L l = L::load(x), h = l;
+    for (i = 4; i + 4 <= n; i += 4) l = L::min(l, L::load(x + i)), h = L::max(h, L::load(x + i));
+    float a[4], b[4];
+    l.store(a), h.store(b);
+    lo = std::min(std::min(a[0], a[1]), std::min(a[2], a[3]));
+    hi = std::max(std::max(b[0], b[1]), std::max(b[2], b[3]));
+  }
+  for (; i < n; ++i) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
+}
 
 /// The packet's rays as the wide nodes' float slab tests see them (Segment3's l_inv, l_near,
 /// l_far), side by side, and the interval bounds over them. All rays of a packet have the same
@@ -89,29 +106,26 @@ struct RayPacket {
     tm[n] = round_up(t_best);
     ++n;
   }
-  /// Sets the interval bounds once the rays are in, and pads the lanes up to kPacketRays with
-  /// copies of the last ray (never in a mask).
+  /// Pads the lanes up to kPacketRays with copies of the last ray (never in a mask), then sets
+  /// the interval bounds over all of them, four lanes a step.
   void close() {
     for (int i = n; i < kPacketRays; ++i) {
       for (int k = 0; k < 3; ++k) inv[k][i] = inv[k][n - 1], near_o[k][i] = near_o[k][n - 1], far_o[k][i] = far_o[k][n - 1];
       tm[i] = tm[n - 1];
     }
-    // Least and greatest over all kPacketRays lanes (the padding copies a ray), four at a time.
+    set_bounds([](const float* x, float& lo, float& hi) { min_max4(x, kPacketRays, lo, hi); });
+  }
+  /// Sets the interval bounds once the rays are in, from `least_greatest(x, lo, hi)`: the least
+  /// and greatest of the lanes x (every lane a mask can hold).
+  template <class LeastGreatest>
+  void set_bounds(LeastGreatest least_greatest) {
     using L = Lanes4<float>;
-    auto bounds = [](const float* x, float& lo, float& hi) {
-      L l = L::load(x), h = l;
-      for (int g = 4; g < kPacketRays; g += 4) l = L::min(l, L::load(x + g)), h = L::max(h, L::load(x + g));
-      float a[4], b[4];
-      l.store(a), h.store(b);
-      lo = std::min(std::min(a[0], a[1]), std::min(a[2], a[3]));
-      hi = std::max(std::max(b[0], b[1]), std::max(b[2], b[3]));
-    };
     for (int k = 0; k < 3; ++k) {
       const bool neg = near_at[k] > far_at[k];  // the near plane is the box's max (hi follows lo): dir < 0
       float ilo, ihi, nlo, nhi, flo, fhi;
-      bounds(inv[k], ilo, ihi);
-      bounds(near_o[k], nlo, nhi);
-      bounds(far_o[k], flo, fhi);
+      least_greatest(inv[k], ilo, ihi);
+      least_greatest(near_o[k], nlo, nhi);
+      least_greatest(far_o[k], flo, fhi);
       inv_lo[k] = L::splat(ilo);
       inv_hi[k] = L::splat(ihi);
       // Entry (nb − near)·inv is least at the greatest near (inv > 0) or the least (inv < 0);
@@ -120,7 +134,7 @@ struct RayPacket {
       far_b[k] = L::splat(neg ? fhi : flo);
     }
     float tlo;
-    bounds(tm, tlo, tm_hi);
+    least_greatest(tm, tlo, tm_hi);
   }
   /// A ray's best time has dropped to t.
   template <class S>
@@ -289,11 +303,6 @@ struct PacketLanes16 {
     p.tm_hi = _mm_cvtss_f32(h4);
   }
   using Pair = Lanes8f;  ///< Two rays' triangle tests at once (the packet leaf's, float meshes).
-  /// RayPacket::close for a packet set up by set_up_packet16, whose lanes from n to the end of
-  /// their group of sixteen copy ray n − 1 already: the same interval bounds over those groups,
-  /// sixteen lanes a step (the least and greatest of finite values: the same values in any
-  /// order, but for the sign of a zero, which no comparison sees). Lanes of a group past n are
-  /// left as they are (no test reads them: every mask leaves them out).
   /// The least and greatest of x[0…15], or of x[0…31] with `two`.
   IMPACT_TARGET_AVX512 static void bounds(const float* x, bool two, float& lo, float& hi) {
     const __m512 a = _mm512_load_ps(x), b = two ? _mm512_load_ps(x + 16) : a;
@@ -313,24 +322,15 @@ struct PacketLanes16 {
     h4 = greatest ? _mm_max_ss(h4, f) : _mm_min_ss(h4, f);
     return _mm_cvtss_f32(h4);
   }
+  /// RayPacket::close for a packet set up by set_up_packet16, whose lanes from n to the end of
+  /// their group of sixteen copy ray n − 1 already: the same interval bounds over those groups,
+  /// sixteen lanes a step (the least and greatest of finite values: the same values in any
+  /// order, but for the sign of a zero, which no comparison sees). Lanes of a group past n are
+  /// left as they are (no test reads them: every mask leaves them out).
   IMPACT_TARGET_AVX512 static void close(RayPacket& p) {
     static_assert(kPacketRays == 32);
     const bool two = p.n > 16;
-    auto lo_hi = [two](const float* x, float& lo, float& hi) { bounds(x, two, lo, hi); };
-    using L = Lanes4<float>;
-    for (int k = 0; k < 3; ++k) {
-      const bool neg = p.near_at[k] > p.far_at[k];  // as RayPacket::close
-      float ilo, ihi, nlo, nhi, flo, fhi;
-      lo_hi(p.inv[k], ilo, ihi);
-      lo_hi(p.near_o[k], nlo, nhi);
-      lo_hi(p.far_o[k], flo, fhi);
-      p.inv_lo[k] = L::splat(ilo);
-      p.inv_hi[k] = L::splat(ihi);
-      p.near_b[k] = L::splat(neg ? nlo : nhi);
-      p.far_b[k] = L::splat(neg ? fhi : flo);
-    }
-    float tlo;
-    lo_hi(p.tm, tlo, p.tm_hi);
+    p.set_bounds([two](const float* x, float& lo, float& hi) { bounds(x, two, lo, hi); });
   }
 };
 

@@ -5,6 +5,7 @@
 
 #include "mesh/bin_tree_walk.hpp"
 #include "mesh/closest_on_triangle.hpp"
+#include "detail/unit_direction.hpp"
 
 #include <impact/cast.hpp>
 #include <impact/mesh.hpp>
@@ -126,14 +127,18 @@ bool sphere_triangle(const PackedTriangle<S>& tri, const Vec3<S>& n, S offset, c
   return true;
 }
 
+/// The normal at a sphere's contact `point` on a triangle (plane n·x = offset), pointing toward
+/// the centre: the face normal on the centre's side when the point is inside the face, where it
+/// is exact (centre − point is along n only up to the rounding of the projection: a centre on
+/// the plane gave a direction along the face), and the direction from point to centre at an edge
+/// or a vertex, unit length however near they are; the face normal again when they coincide.
 template <class S>
-Vec3<S> contact_normal(const Vec3<S>& centre, const Vec3<S>& point, const Vec3<S>& n, S offset) {
-  const Vec3<S> v = centre - point;
-  const S len = v.norm();
-  if (len > S(0) && std::isfinite(len)) return v / len;
-  return n.dot(centre) - offset >= S(0) ? n : Vec3<S>(-n);
+Vec3<S> contact_normal(const Vec3<S>& centre, const Vec3<S>& point, MeshFeature f, const Vec3<S>& n, S offset) {
+  const Vec3<S> face = n.dot(centre) - offset >= S(0) ? n : Vec3<S>(-n);
+  if (f == MeshFeature::face) return face;
+  const Vec3<S> u = detail::unit_direction(Vec3<S>(centre - point));
+  return u.squaredNorm() > S(0) ? u : face;
 }
-
 
 
 /// The sphere cast without validation; `limit` is the latest contact time of interest (lowered
@@ -173,7 +178,7 @@ MeshCastHit<S> sphere_cast_core(const TriangleMesh<S>& mesh, const Vec3<S>& p, S
     }
     if (have) {
       out.status = Status::initially_overlapping;
-      out.normal = contact_normal(p, out.point, m.normals[out.triangle], m.offsets[out.triangle]);
+      out.normal = contact_normal(p, out.point, out.feature, m.normals[out.triangle], m.offsets[out.triangle]);
       return out;
     }
   }
@@ -212,8 +217,7 @@ MeshCastHit<S> sphere_cast_core(const TriangleMesh<S>& mesh, const Vec3<S>& p, S
   out.point = hit.point;
   out.feature = hit.feature;
   const Vec3<S> centre = p + hit.t * d;
-  out.normal = hit.feature == MeshFeature::face ? (n.dot(centre) - m.offsets[out.triangle] >= S(0) ? n : Vec3<S>(-n))
-                                                 : contact_normal(centre, hit.point, n, m.offsets[out.triangle]);
+  out.normal = contact_normal(centre, hit.point, hit.feature, n, m.offsets[out.triangle]);
   out.toi = hit.t;
   if (opt.buffer > S(0)) {
     // Schroeder's distance buffer: back up along the path until the plane is `buffer` nearer.
