@@ -11,8 +11,11 @@
 #include <impact/mesh.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -206,14 +209,75 @@ struct Segment3 {
   }
 };
 
-/// Starts fetching a wide node (count 0, all its cache lines) or a leaf's first block of
-/// triangles into the cache.
+// AVX2 for the single walk's box tests, chosen at run time (the build stays portable): x86-64
+// with GCC or clang, whose target attribute compiles single functions for it.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define IMPACT_WALK_AVX2 1
+#define IMPACT_TARGET_AVX2 __attribute__((target("avx2")))
+#else
+#define IMPACT_WALK_AVX2 0
+#endif
+
+/// Whether the walks take their tests as wide as the processor allows (the default) or four
+/// lanes at a time: set_packet_lanes(4) (packet_walk.hpp) or the environment variable
+/// IMPACT_PACKET_LANES=4 (read once, for benchmarks) choose four, so that the tests can compare
+/// both. Process-wide.
+inline std::atomic<int>& packet_lanes_choice() {
+  static std::atomic<int> choice{[] {
+    const char* e = std::getenv("IMPACT_PACKET_LANES");
+    return e != nullptr && std::string_view(e) == "4" ? 4 : 0;
+  }()};
+  return choice;
+}
+
+#if IMPACT_WALK_AVX2
+/// Segment3::entry_wide on a wide node's eight boxes in one step of eight AVX lanes instead of two
+/// of four: each lane the same IEEE operations on the same operands in the same order (max and
+/// min take their second operand where either is NaN, as SSE's; the same ordered comparison; no
+/// fused multiply-add: the target enables none), so the entries and the mask are the same bits.
+template <class S>
+IMPACT_TARGET_AVX2 inline int entry_wide8(const Segment3<S>& seg, const MeshWideNode<S>& n, S t_max, float out[kMeshWidth]) {
+  static_assert(kMeshWidth == 8);
+  float tm = static_cast<float>(t_max);  // rounded up, as entry_wide
+  if (S(tm) < t_max) tm = std::nextafter(tm, std::numeric_limits<float>::infinity());
+  const char* base = reinterpret_cast<const char*>(&n);
+  __m256 t0 = _mm256_setzero_ps(), t1 = _mm256_set1_ps(tm);
+  for (int k = 0; k < 3; ++k) {
+    const __m256 nb = _mm256_load_ps(reinterpret_cast<const float*>(base + seg.near_at[k]));
+    const __m256 fb = _mm256_load_ps(reinterpret_cast<const float*>(base + seg.far_at[k]));
+    const __m256 inv = _mm256_broadcast_ps(&seg.l_inv[k].v);
+    t0 = _mm256_max_ps(t0, _mm256_mul_ps(_mm256_sub_ps(nb, _mm256_broadcast_ps(&seg.l_near[k].v)), inv));
+    t1 = _mm256_min_ps(t1, _mm256_mul_ps(_mm256_sub_ps(fb, _mm256_broadcast_ps(&seg.l_far[k].v)), inv));
+  }
+  _mm256_storeu_ps(out, t0);
+  return _mm256_movemask_ps(_mm256_cmp_ps(t0, _mm256_mul_ps(t1, _mm256_set1_ps(slab_widen<float>)), _CMP_LE_OS));
+}
+#endif
+
+/// Whether the single walk tests a node's boxes eight at a time (entry_wide8): where the
+/// processor has AVX2, unless four lanes were chosen (packet_lanes_choice).
+inline bool walk_wide8() {
+#if IMPACT_WALK_AVX2
+  static const bool ok = __builtin_cpu_supports("avx2");
+  return ok && packet_lanes_choice().load(std::memory_order_relaxed) != 4;
+#else
+  return false;
+#endif
+}
+
+/// Starts fetching a wide node (count 0) or a leaf's blocks of triangles (the first two at most)
+/// into the cache: every cache line they touch. A block of four float triangles (160 bytes,
+/// 16-byte aligned) straddles four lines in one case of four, and a leaf of five to eight
+/// triangles has two blocks; fetching only the lines from the block's first byte on in 64-byte
+/// steps missed the last line of the one and the second block of the other.
 template <class S>
 inline void prefetch_item(const MeshTree<S>& m, std::uint32_t ref, std::uint32_t count) {
 #if defined(__GNUC__)
   const char* p = count == 0 ? reinterpret_cast<const char*>(&m.wide[ref]) : reinterpret_cast<const char*>(&m.blocks[ref]);
-  const std::size_t bytes = count == 0 ? sizeof(MeshWideNode<S>) : sizeof(TriangleBlock4<S>);
-  for (std::size_t at = 0; at < bytes; at += 64) __builtin_prefetch(p + at);
+  const std::size_t bytes = count == 0 ? sizeof(MeshWideNode<S>) : (count > 4 ? 2 : 1) * sizeof(TriangleBlock4<S>);
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t(63);
+  const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + bytes;
+  for (std::uintptr_t at = first; at < end; at += 64) __builtin_prefetch(reinterpret_cast<const char*>(at));
 #else
   (void)m, (void)ref, (void)count;
 #endif
@@ -233,11 +297,17 @@ inline constexpr int kWalkStack = (kMeshWidth - 1) * kMeshMaxDepth + 8;
 /// One wide node of a walk: of the children the segment enters before t_best, the nearest
 /// becomes (ref, count), the others are pushed far to near (and prefetched). False when it
 /// enters none.
-template <class S>
+template <bool kWide8, class S>
 [[gnu::always_inline]] inline bool enter_wide(const MeshTree<S>& m, const Segment3<S>& seg, S t_best, const MeshWideNode<S>& w,
                                               WalkItem* stack, int& top, std::uint32_t& ref, std::uint32_t& count) {
   float t[kMeshWidth];
-  unsigned mask = static_cast<unsigned>(seg.entry_wide(w, t_best, t));
+  unsigned mask;
+#if IMPACT_WALK_AVX2
+  if constexpr (kWide8)
+    mask = static_cast<unsigned>(entry_wide8(seg, w, t_best, t));
+  else
+#endif
+    mask = static_cast<unsigned>(seg.entry_wide(w, t_best, t));
   if (mask == 0) return false;
   const int i0 = std::countr_zero(mask);
   mask &= mask - 1;
@@ -309,16 +379,17 @@ bool walk_start(const MeshTree<S>& m, const Segment3<S>& seg, S t_best, std::uin
 /// Walks the tree nearest bin first, calling leaf(first block, triangle count, t_best&) on every
 /// leaf whose grown box the segment enters before t_best; leaf lowers t_best on a hit. Fixed
 /// stack: no allocation. The nearest child entered is visited next without a round trip through
-/// the stack; the others are pushed far to near, and dropped when popped behind t_best.
-template <class S, class Leaf>
-void walk_leaves(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, Leaf&& leaf) {
+/// the stack; the others are pushed far to near, and dropped when popped behind t_best. kWide8:
+/// a node's boxes tested eight at a time (entry_wide8, in a function compiled for AVX2).
+template <bool kWide8, class S, class Leaf>
+void walk_leaves_with(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, Leaf&& leaf) {
   std::uint32_t ref = 0, count = 0;  // the current wide node (count 0) or leaf
   if (!walk_start(m, seg, t_best, ref, count)) return;
   WalkItem stack[kWalkStack];
   int top = 0;
   for (;;) {
     if (count == 0) {
-      if (enter_wide(m, seg, t_best, m.wide[ref], stack, top, ref, count)) continue;
+      if (enter_wide<kWide8>(m, seg, t_best, m.wide[ref], stack, top, ref, count)) continue;
     } else {
       leaf(ref, count, t_best);
     }
@@ -326,10 +397,31 @@ void walk_leaves(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, Leaf&&
   }
 }
 
-/// walk_leaves calling visit(packed triangle, t_best&) on each triangle of the leaves reached.
+#if IMPACT_WALK_AVX2
+/// walk_leaves_with eight boxes a step, the whole walk (the leaf's tests too) compiled for AVX2
+/// (flatten: every call inlined into this function, so into its target). The leaf's own
+/// operations are the same as elsewhere (VEX-encoded SSE): the answers are the same bits.
+template <class S, class Leaf>
+IMPACT_TARGET_AVX2 __attribute__((flatten)) void walk_leaves_avx2(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best,
+                                                                 Leaf& leaf) {
+  walk_leaves_with<true>(m, seg, t_best, leaf);
+}
+#endif
+
+/// walk_leaves_with on the widest box test the processor has (walk_wide8): the same answers.
+template <class S, class Leaf>
+void walk_leaves(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, Leaf&& leaf) {
+#if IMPACT_WALK_AVX2
+  if (walk_wide8()) return walk_leaves_avx2(m, seg, t_best, leaf);
+#endif
+  walk_leaves_with<false>(m, seg, t_best, leaf);
+}
+
+/// walk_leaves calling visit(packed triangle, t_best&) on each triangle of the leaves reached
+/// (the sphere casts' walk: four boxes a step, its triangle tests not compiled a second time).
 template <class S, class Visit>
 void walk(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, Visit&& visit) {
-  walk_leaves(m, seg, t_best, [&](std::uint32_t first, std::uint32_t count, S& tb) {
+  walk_leaves_with<false>(m, seg, t_best, [&](std::uint32_t first, std::uint32_t count, S& tb) {
     for (std::uint32_t i = 0; i < count; ++i) visit(m.blocks[first + i / 4].lane(static_cast<int>(i % 4)), tb);
   });
 }

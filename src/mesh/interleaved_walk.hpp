@@ -64,7 +64,7 @@ void walk_leaves_interleaved(const MeshTree<S>& m, std::size_t n, Start&& start,
       // and prefetched, and the turn passes.
       bool more;
       if (w.count == 0) {
-        more = enter_wide(m, w.seg, w.t_best, m.wide[w.ref], w.stack, w.top, w.ref, w.count) ||
+        more = enter_wide<false>(m, w.seg, w.t_best, m.wide[w.ref], w.stack, w.top, w.ref, w.count) ||
                pop_item(w.stack, w.top, w.t_best, w.ref, w.count);
       } else {
         leaf(w.query, w.ref, w.count, w.t_best);

@@ -402,15 +402,19 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneOriginWalkAsPacketsAndEqualSingle) {
         org(i, k) = eye[k];
         dir(i, k) = dirs[static_cast<std::size_t>(i)][k];
       }
-    // The packets' tests four rays a step, and sixteen (AVX-512) where the processor has it:
-    // the same answers.
-    std::vector<int> lane_choices{4};
-    if (mesh_detail::packet_avx512_available()) lane_choices.push_back(16);
+    // The packets' tests four rays a step, and the processor's widest (sixteen with AVX-512;
+    // the single walk's box tests eight at a time with AVX2): the same answers, each checked
+    // against brute force.
     for (BackFaces bf : {BackFaces::collide, BackFaces::ignore})
       for (int threads : {1, 2})
-        for (int lanes : lane_choices) {
+        for (int lanes : {4, 0}) {
           mesh_detail::set_packet_lanes(lanes);
-          ASSERT_EQ(mesh_detail::packet_lanes(), lanes);
+          ASSERT_EQ(mesh_detail::packet_lanes(), lanes == 4 || !mesh_detail::packet_avx512_available() ? 4 : 16);
+#if IMPACT_WALK_AVX2
+          ASSERT_EQ(mesh_detail::walk_wide8(), lanes == 0 && __builtin_cpu_supports("avx2"));
+#else
+          ASSERT_FALSE(mesh_detail::walk_wide8());
+#endif
           const MeshRayOptions<S> opt{.max_lambda = S(1), .back_faces = bf};
           std::vector<std::uint8_t> st(static_cast<std::size_t>(n));
           std::vector<std::uint32_t> tri(static_cast<std::size_t>(n));
@@ -426,7 +430,7 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneOriginWalkAsPacketsAndEqualSingle) {
             if (h.status == Status::hit) {
               ASSERT_EQ(tri[static_cast<std::size_t>(i)], h.triangle) << scene << " " << i;
             }
-            if (i % 7 == 0 && threads == 1 && lanes == 4) {
+            if (i % 7 == 0 && threads == 1) {
               MeshRayOptions<S> bo = opt;
               bo.brute_force = true;
               const MeshRayHit<S> b = mesh_ray_cast(mesh, ray, bo);
