@@ -439,11 +439,6 @@ void walk_packet_with(const MeshTree<S>& m, RayPacket& p, PacketMask active, S* 
   }
 }
 
-/// How many rays a packet's tests take per step: 16 where the processor has AVX-512 (and the
-/// build can target it), else 4; set_packet_lanes(4) or (16) overrides that (16 only where
-/// available; 0 goes back to the processor's), so that the tests can compare both, and so does
-/// the environment variable IMPACT_PACKET_LANES=4 (packet_lanes_choice, bin_tree_walk.hpp; four
-/// lanes there also keep the single walk's box tests four wide).
 inline bool packet_avx512_available() {
 #if IMPACT_PACKET_AVX512
   static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
@@ -453,6 +448,11 @@ inline bool packet_avx512_available() {
   return false;
 #endif
 }
+/// How many rays a packet's tests take per step: 16 where the processor has AVX-512 (and the
+/// build can target it), else 4; set_packet_lanes(4) or (16) overrides that (16 only where
+/// available; 0 goes back to the processor's), so that the tests can compare both, and so does
+/// the environment variable IMPACT_PACKET_LANES=4 (packet_lanes_choice, bin_tree_walk.hpp; four
+/// lanes there also keep the single walk's box tests four wide).
 inline int packet_lanes() {
   const int c = packet_lanes_choice().load(std::memory_order_relaxed);
   return packet_avx512_available() && c != 4 ? 16 : 4;
