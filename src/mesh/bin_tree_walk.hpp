@@ -122,6 +122,15 @@ void plane_offsets(int k, bool near_hi, std::uint32_t& near_at, std::uint32_t& f
   far_at = near_hi ? lo_at : hi_at;
 }
 
+/// A best time t rounded up to float: the far bound of the wide nodes' float slab tests, never
+/// lowered by the rounding.
+template <class S>
+float round_up_to_float(S t) {
+  float f = static_cast<float>(t);
+  if (S(f) < t) f = std::nextafter(f, std::numeric_limits<float>::infinity());
+  return f;
+}
+
 /// A segment origin + t·dir, t ∈ [0, t_max], against boxes grown by (grow_lo, grow_hi): the slab
 /// test (Kay and Kajiya), branch-free. Per axis the near and far planes are chosen once per
 /// segment from the sign of dir, and the growth is folded into the origin. Components of dir
@@ -190,8 +199,7 @@ struct Segment3 {
   /// inverted infinite ones, never are).
   int entry_wide(const MeshWideNode<S>& n, S t_max, float out[kMeshWidth]) const {
     using L = Lanes4<float>;
-    float tm = static_cast<float>(t_max);  // rounded up: the far bound is never lowered
-    if (S(tm) < t_max) tm = std::nextafter(tm, std::numeric_limits<float>::infinity());
+    const float tm = round_up_to_float(t_max);
     int mask = 0;
     for (int g = 0; g < kMeshWidth; g += 4) {
       const char* base = reinterpret_cast<const char*>(&n) + g * sizeof(float);
@@ -238,8 +246,7 @@ inline std::atomic<int>& packet_lanes_choice() {
 template <class S>
 IMPACT_TARGET_AVX2 inline int entry_wide8(const Segment3<S>& seg, const MeshWideNode<S>& n, S t_max, float out[kMeshWidth]) {
   static_assert(kMeshWidth == 8);
-  float tm = static_cast<float>(t_max);  // rounded up, as entry_wide
-  if (S(tm) < t_max) tm = std::nextafter(tm, std::numeric_limits<float>::infinity());
+  const float tm = round_up_to_float(t_max);
   const char* base = reinterpret_cast<const char*>(&n);
   __m256 t0 = _mm256_setzero_ps(), t1 = _mm256_set1_ps(tm);
   for (int k = 0; k < 3; ++k) {

@@ -73,7 +73,7 @@ IMPACT_TARGET_AVX512 inline PacketMask set_up_packet16(const Vec3<float>& o, con
   const __m512 o3[3] = {_mm512_set1_ps(o[0]), _mm512_set1_ps(o[1]), _mm512_set1_ps(o[2])};
   // max |o_i|, as Eigen's cwiseAbs().maxCoeff() (the maximum of non-NaN values, in any order).
   const float oa = std::max(std::max(std::abs(o[0]), std::abs(o[1])), std::abs(o[2]));
-  const float tm = RayPacket::round_up(t_max);
+  const float tm = round_up_to_float(t_max);
   PacketMask active = 0;
   for (int g = 0; g < kPacketRays; g += 16) {
     const __m512 d3[3] = {_mm512_load_ps(dx + g), _mm512_load_ps(dy + g), _mm512_load_ps(dz + g)};

@@ -84,13 +84,6 @@ struct RayPacket {
   Lanes4<float> inv_lo[3], inv_hi[3], near_b[3], far_b[3];
   float tm_hi = 0.0f;
 
-  /// The best time t rounded up to float (entry_wide's far bound).
-  template <class S>
-  static float round_up(S t) {
-    float f = static_cast<float>(t);
-    if (S(f) < t) f = std::nextafter(f, std::numeric_limits<float>::infinity());
-    return f;
-  }
   /// Appends a segment (the packet not full, and its direction signs the packet's: the same
   /// near and far planes) with its best time.
   template <class S>
@@ -103,7 +96,7 @@ struct RayPacket {
       near_at[k] = seg.near_at[k];
       far_at[k] = seg.far_at[k];
     }
-    tm[n] = round_up(t_best);
+    tm[n] = round_up_to_float(t_best);
     ++n;
   }
   /// Pads the lanes up to kPacketRays with copies of the last ray (never in a mask), then sets
@@ -139,7 +132,7 @@ struct RayPacket {
   /// A ray's best time has dropped to t.
   template <class S>
   void lower(int r, S t) {
-    tm[r] = round_up(t);
+    tm[r] = round_up_to_float(t);
   }
   /// Recomputes tm_hi over the groups of four rays that hold a ray of `mask`.
   void bound_tm(PacketMask mask) {
