@@ -133,7 +133,7 @@ std::string build_mesh(TriangleMesh<S>& m, const MeshBuildOptions& opt) {
   if (tree.nodes[0].count == 0) {
     tree.wide.reserve(tree.nodes.size() / 2 + 1);
     tree.wide.emplace_back();
-    collapse(tree, 0, 0);
+    collapse(tree, CollapsePlan(tree), 0, 0);
   }
   detail::MeshAccess::set(m, std::move(built));
   return {};

@@ -5,6 +5,7 @@
 // and box casts, in float and double, under several leaf sizes, depth limits and both split rules. The hit rate is
 // asserted to lie between 10% and 90% on every level so both outcomes are exercised.
 #include "mesh/bin_tree.hpp"
+#include "mesh/bin_tree_build.hpp"
 #include "mesh_scenes.hpp"
 #include "scenes.hpp"
 
@@ -12,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 #include <string>
 
@@ -207,6 +209,135 @@ TEST(MeshTree, DepthLimitAndLeafSizeAreHonoured) {
   const auto m = impact_scenes::to_mesh<double>(d, {.leaf_size = 8});
   for (const auto& n : impact::detail::MeshAccess::tree(m).nodes) EXPECT_LE(n.count, 8u);
   EXPECT_EQ(m.packed_triangles(), d.triangles.size());
+}
+
+
+// The wide tree the queries walk, checked against its binary tree and the triangles themselves:
+// every non-degenerate triangle sits in exactly one leaf, inside the float box of every slot
+// above it; every wide node is reached once and has at least two slots, used slots first; and
+// the slots are the cut of least summed wide-node area, compared on small trees with an
+// exhaustive search over every cut.
+template <class S>
+void check_wide_tree(const MeshData& d, const MeshBuildOptions& build, int* exhaustive) {
+  using namespace impact::mesh_detail;
+  const auto mesh = impact_scenes::to_mesh<S>(d, build);
+  const MeshTree<S>& m = impact::detail::MeshAccess::tree(mesh);
+  if (m.nodes.empty() || m.nodes[0].count > 0) {
+    EXPECT_TRUE(m.wide.empty());
+    return;
+  }
+  std::vector<int> seen(d.triangles.size(), 0), reached(m.wide.size(), 0);
+  struct Box {
+    float lo[3], hi[3];
+  };
+  std::vector<Box> above;
+  std::function<void(std::uint32_t)> visit = [&](std::uint32_t w) {
+    ASSERT_LT(w, m.wide.size());
+    ++reached[w];
+    const MeshWideNode<S>& n = m.wide[w];
+    int used = 0;
+    for (int i = 0; i < kMeshWidth; ++i) {
+      if (n.child[i] == MeshWideNode<S>::kEmpty) continue;
+      ASSERT_EQ(used, i) << "a used slot after an empty one";
+      ++used;
+      above.push_back({{n.lo[0][i], n.lo[1][i], n.lo[2][i]}, {n.hi[0][i], n.hi[1][i], n.hi[2][i]}});
+      if (n.count[i] == 0) {
+        visit(n.child[i]);
+      } else {
+        for (std::uint32_t t = 0; t < n.count[i]; ++t) {
+          const TriangleBlock4<S>& b = m.blocks[n.child[i] + t / 4];
+          const PackedTriangle<S> tri = b.lane(static_cast<int>(t % 4));
+          ASSERT_LT(tri.index, d.triangles.size());
+          ++seen[tri.index];
+          for (const Box& box : above)
+            for (const Vec3<S>* v : {&tri.a, &tri.b, &tri.c})
+              for (int k = 0; k < 3; ++k) {
+                ASSERT_LE(box.lo[k], (*v)[k]);
+                ASSERT_GE(box.hi[k], (*v)[k]);
+              }
+        }
+      }
+      above.pop_back();
+    }
+    EXPECT_GE(used, 2);
+  };
+  visit(0);
+  for (std::size_t w = 0; w < reached.size(); ++w) EXPECT_EQ(reached[w], 1) << "wide node " << w;
+  for (std::size_t t = 0; t < seen.size(); ++t) EXPECT_EQ(seen[t], m.degenerate[t] ? 0 : 1) << "triangle " << t;
+  // The summed area of the wide nodes against the least over every way of choosing which inner
+  // binary nodes are wide nodes (the root always is; every wide node at most kMeshWidth slots),
+  // enumerated exhaustively on trees of at most 16 inner nodes.
+  std::vector<std::uint32_t> inner;
+  for (std::uint32_t n = 1; n < m.nodes.size(); ++n)
+    if (m.nodes[n].count == 0) inner.push_back(n);
+  if (inner.size() > 15) return;
+  auto area = [&](std::uint32_t n) {
+    const Vec3<S> e = m.nodes[n].hi - m.nodes[n].lo;
+    return double(float(e.x() * e.y() + e.y() * e.z() + e.z() * e.x()));
+  };
+  double least = std::numeric_limits<double>::infinity();
+  std::vector<char> wide_root(m.nodes.size(), 0);
+  for (std::uint32_t subset = 0; subset < (1u << inner.size()); ++subset) {
+    std::fill(wide_root.begin(), wide_root.end(), 0);
+    wide_root[0] = 1;
+    double cost = area(0);
+    for (std::size_t k = 0; k < inner.size(); ++k)
+      if (subset >> k & 1) wide_root[inner[k]] = 1, cost += area(inner[k]);
+    bool ok = true;
+    std::function<int(std::uint32_t)> slots = [&](std::uint32_t n) {  // slots under an absorbed or root node
+      int c = 0;
+      for (std::uint32_t ch : {m.nodes[n].first, m.nodes[n].first + 1})
+        c += m.nodes[ch].count > 0 || wide_root[ch] ? 1 : slots(ch);
+      return c;
+    };
+    for (std::uint32_t n = 0; n < m.nodes.size() && ok; ++n)
+      if (m.nodes[n].count == 0 && wide_root[n]) ok = slots(n) <= kMeshWidth;
+    if (ok) least = std::min(least, cost);
+  }
+  ++*exhaustive;
+  // The tree's own: the binary node of each wide node is the one whose box its parent's slot
+  // holds; the root's is binary node 0. Summed over the reached wide nodes via their slots.
+  double mine = area(0);
+  std::function<void(std::uint32_t)> sum = [&](std::uint32_t w) {
+    const MeshWideNode<S>& n = m.wide[w];
+    for (int i = 0; i < kMeshWidth; ++i)
+      if (n.child[i] != MeshWideNode<S>::kEmpty && n.count[i] == 0) {
+        // The slot's binary node: the inner node whose float box is the slot's.
+        bool found = false;
+        for (std::uint32_t b = 0; b < m.nodes.size() && !found; ++b)
+          if (m.nodes[b].count == 0 && float_box_bound(m.nodes[b].lo[0], -1) == n.lo[0][i] &&
+              float_box_bound(m.nodes[b].hi[0], +1) == n.hi[0][i] && float_box_bound(m.nodes[b].lo[1], -1) == n.lo[1][i] &&
+              float_box_bound(m.nodes[b].hi[1], +1) == n.hi[1][i] && float_box_bound(m.nodes[b].lo[2], -1) == n.lo[2][i] &&
+              float_box_bound(m.nodes[b].hi[2], +1) == n.hi[2][i]) {
+            mine += area(b);
+            found = true;
+          }
+        EXPECT_TRUE(found);
+        sum(n.child[i]);
+      }
+  };
+  sum(0);
+  EXPECT_LE(mine, least * (1 + 1e-5) + 1e-12) << "the collapse is not the cut of least area";
+}
+
+TEST(MeshTree, WideTreeHoldsEachTriangleOnceInItsBoxesAndIsTheLeastAreaCut) {
+  int exhaustive = 0;
+  for (const Level& L : levels())
+    for (const MeshBuildOptions& b : {MeshBuildOptions{}, MeshBuildOptions{.split = MeshSplit::sah},
+                                      MeshBuildOptions{.leaf_size = 1}, MeshBuildOptions{.split = MeshSplit::sah, .leaf_size = 2},
+                                      MeshBuildOptions{.leaf_size = 1, .max_depth = 5}}) {
+      SCOPED_TRACE(L.name);
+      check_wide_tree<double>(L.data, b, &exhaustive);
+      if (!L.double_only) check_wide_tree<float>(L.data, b, &exhaustive);
+    }
+  // Small meshes, where the exhaustive search runs: seeded soups of 10 to 40 triangles in
+  // leaves of one to three.
+  for (int seed = 1; seed <= 60; ++seed) {
+    const MeshData d = impact_scenes::soup(10 + seed / 2, 3, static_cast<std::uint64_t>(seed));
+    check_wide_tree<double>(d, {.leaf_size = 1 + seed % 3}, &exhaustive);
+    check_wide_tree<float>(d, {.split = MeshSplit::sah, .leaf_size = 1 + seed % 3}, &exhaustive);
+  }
+  EXPECT_GE(exhaustive, 60);  // the exhaustive comparison did run
 }
 
 }  // namespace
