@@ -235,8 +235,11 @@ struct CollapsePlan {
       }
       const float* l = &cost[std::size_t(node.first) * W];
       const float* r = &cost[(std::size_t(node.first) + 1) * W];
-      const Vec3<S> e = node.hi - node.lo;
-      const float area = static_cast<float>(e.x() * e.y() + e.y() * e.z() + e.z() * e.x());
+      const Vec3<double> e = (node.hi - node.lo).template cast<double>();
+      const double a = e.x() * e.y() + e.y() * e.z() + e.z() * e.x();
+      // Above float's range (a double mesh's far-flung boxes) the area saturates: a float cast of
+      // it would be undefined, and the plan only compares.
+      const float area = a < double(std::numeric_limits<float>::max()) ? static_cast<float>(a) : std::numeric_limits<float>::max();
       auto best_share = [&](int slots, std::uint8_t& at) {  // the best split of `slots` between the children
         float best = std::numeric_limits<float>::infinity();
         for (int j = 1; j < slots; ++j)

@@ -272,8 +272,8 @@ void check_wide_tree(const MeshData& d, const MeshBuildOptions& build, int* exha
     if (m.nodes[n].count == 0) inner.push_back(n);
   if (inner.size() > 15) return;
   auto area = [&](std::uint32_t n) {
-    const Vec3<S> e = m.nodes[n].hi - m.nodes[n].lo;
-    return double(float(e.x() * e.y() + e.y() * e.z() + e.z() * e.x()));
+    const Vec3<double> e = (m.nodes[n].hi - m.nodes[n].lo).template cast<double>();
+    return double(float(e.x() * e.y() + e.y() * e.z() + e.z() * e.x()));  // small test meshes: in float's range
   };
   double least = std::numeric_limits<double>::infinity();
   std::vector<char> wide_root(m.nodes.size(), 0);
