@@ -221,7 +221,9 @@ float float_box_bound(S x, int side) {
 struct CollapsePlan {
   static constexpr int W = kMeshWidth;
   std::vector<float> cost;          ///< cost[n * W + i − 1] for i = 1 … W.
-  std::vector<std::uint8_t> split;  ///< Slots given to n's first child with i slots (0: n is a wide node).
+  /// split[n * W + i − 1], i ≥ 2: the slots given to n's first child when n may take i (0: n
+  /// takes one, as a wide node); i = 1: the split of n's own kMeshWidth slots, were n a wide node.
+  std::vector<std::uint8_t> split;
 
   template <class S>
   explicit CollapsePlan(const MeshTree<S>& m) : cost(m.nodes.size() * W), split(m.nodes.size() * W) {
@@ -249,10 +251,9 @@ struct CollapsePlan {
           }
         return best;
       };
-      std::uint8_t own = 1;
-      const float as_wide = area + best_share(W, own);
+      split[n * W] = 1;  // where no split is finite, one slot to the first child
+      const float as_wide = area + best_share(W, split[n * W]);
       c[0] = as_wide;
-      split[n * W] = 0;
       for (int i = 2; i <= W; ++i) {
         std::uint8_t at = 1;
         const float shared = best_share(i, at);
@@ -265,7 +266,7 @@ struct CollapsePlan {
   /// The slots binary node n fills with up to i slots (appended to `out`).
   template <class S>
   void cut(const MeshTree<S>& m, std::uint32_t n, int i, std::uint32_t* out, int& k) const {
-    const std::uint8_t j = m.nodes[n].count > 0 ? 0 : split[std::size_t(n) * W + i - 1];
+    const std::uint8_t j = m.nodes[n].count > 0 || i == 1 ? 0 : split[std::size_t(n) * W + i - 1];
     if (j == 0) {
       out[k++] = n;
       return;
@@ -276,11 +277,7 @@ struct CollapsePlan {
   /// The slots of the wide node made of inner binary node b.
   template <class S>
   int slots(const MeshTree<S>& m, std::uint32_t b, std::uint32_t* out) const {
-    const float* l = &cost[std::size_t(m.nodes[b].first) * W];
-    const float* r = &cost[(std::size_t(m.nodes[b].first) + 1) * W];
-    int at = 1;
-    for (int j = 2; j < W; ++j)
-      if (l[j - 1] + r[W - j - 1] < l[at - 1] + r[W - at - 1]) at = j;
+    const int at = split[std::size_t(b) * W];
     int k = 0;
     cut(m, m.nodes[b].first, at, out, k);
     cut(m, m.nodes[b].first + 1, W - at, out, k);

@@ -323,13 +323,9 @@ template <bool kWide8, class S>
   if (mask == 0) return false;
   const int i0 = std::countr_zero(mask);
   mask &= mask - 1;
-  // The child gone down to is prefetched too: its box planes are loaded at once, but its child
-  // and count line (the node's last) only once the box test has chosen a slot, a second miss in
-  // series at every level without the prefetch.
   if (mask == 0) {  // one child entered: go down
     ref = w.child[i0];
     count = w.count[i0];
-    prefetch_item(m, ref, count);
     return true;
   }
   const int i1 = std::countr_zero(mask);
@@ -340,7 +336,6 @@ template <bool kWide8, class S>
     prefetch_item(m, w.child[far], w.count[far]);
     ref = w.child[near];
     count = w.count[near];
-    prefetch_item(m, ref, count);
     return true;
   }
   // More: sorted far to near by insertion, all but the nearest pushed.
@@ -363,7 +358,6 @@ template <bool kWide8, class S>
   }
   ref = w.child[order[n - 1]];
   count = w.count[order[n - 1]];
-  prefetch_item(m, ref, count);
   return true;
 }
 
@@ -407,7 +401,14 @@ void walk_leaves_with(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, L
   int top = 0;
   for (;;) {
     if (count == 0) {
-      if (enter_wide<kWide8>(m, seg, t_best, m.wide[ref], stack, top, ref, count)) continue;
+      // The child gone down to is prefetched too (the interleaved walk prefetches whatever it
+      // visits next on its own): its box planes are loaded at once, but its child and count line
+      // (the node's last) only once the box test has chosen a slot, a second miss in series at
+      // every level without the prefetch.
+      if (enter_wide<kWide8>(m, seg, t_best, m.wide[ref], stack, top, ref, count)) {
+        prefetch_item(m, ref, count);
+        continue;
+      }
     } else {
       leaf(ref, count, t_best);
     }
