@@ -26,9 +26,10 @@ inline constexpr int kInterleavedWalks = 8;
 /// i, start(i, seg, t_best) sets up its segment and initial t_best and returns false when the
 /// query is already answered (no walk); leaf(i, first block, count, t_best&) is walk_leaves' leaf
 /// callback for query i; finish(i, t_best) is called once its walk is over (also after a false
-/// start, or a segment that misses the root box).
-template <class S, class Start, class Leaf, class Finish>
-void walk_leaves_interleaved(const MeshTree<S>& m, std::size_t n, Start&& start, Leaf&& leaf, Finish&& finish) {
+/// start, or a segment that misses the root box). kWide8: a node's boxes tested eight at a time
+/// (entry_wide8, in a function compiled for AVX2), as the single walk's walk_leaves_with.
+template <bool kWide8, class S, class Start, class Leaf, class Finish>
+void walk_leaves_interleaved_with(const MeshTree<S>& m, std::size_t n, Start& start, Leaf& leaf, Finish& finish) {
   struct Walk {
     std::size_t query = 0;
     Segment3<S> seg;
@@ -64,7 +65,7 @@ void walk_leaves_interleaved(const MeshTree<S>& m, std::size_t n, Start&& start,
       // and prefetched, and the turn passes.
       bool more;
       if (w.count == 0) {
-        more = enter_wide<false>(m, w.seg, w.t_best, m.wide[w.ref], w.stack, w.top, w.ref, w.count) ||
+        more = enter_wide<kWide8>(m, w.seg, w.t_best, m.wide[w.ref], w.stack, w.top, w.ref, w.count) ||
                pop_item(w.stack, w.top, w.t_best, w.ref, w.count);
       } else {
         leaf(w.query, w.ref, w.count, w.t_best);
@@ -83,6 +84,26 @@ void walk_leaves_interleaved(const MeshTree<S>& m, std::size_t n, Start&& start,
       active[a] = active[--live];  // this walk is done and no query is left for it
     }
   }
+}
+
+#if IMPACT_WALK_AVX2
+/// walk_leaves_interleaved_with eight boxes a step, the whole walk (the callbacks too) compiled
+/// for AVX2, as walk_leaves_avx2: the same IEEE operations, the same answers.
+template <class S, class Start, class Leaf, class Finish>
+IMPACT_TARGET_AVX2 __attribute__((flatten)) void walk_leaves_interleaved_avx2(const MeshTree<S>& m, std::size_t n, Start& start,
+                                                                             Leaf& leaf, Finish& finish) {
+  walk_leaves_interleaved_with<true>(m, n, start, leaf, finish);
+}
+#endif
+
+/// walk_leaves_interleaved_with on the widest box test the processor has (walk_wide8): the same
+/// answers.
+template <class S, class Start, class Leaf, class Finish>
+void walk_leaves_interleaved(const MeshTree<S>& m, std::size_t n, Start&& start, Leaf&& leaf, Finish&& finish) {
+#if IMPACT_WALK_AVX2
+  if (walk_wide8()) return walk_leaves_interleaved_avx2(m, n, start, leaf, finish);
+#endif
+  walk_leaves_interleaved_with<false>(m, n, start, leaf, finish);
 }
 
 }  // namespace impact::mesh_detail

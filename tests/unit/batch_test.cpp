@@ -280,7 +280,9 @@ TYPED_TEST(Batches, MeshAndLevelCastsEqualSingle) {
 // Mesh ray batches walk a block's rays interleaved (mesh/interleaved_walk.hpp), or one by one when
 // they share an origin: on a terrain deep enough for long walks, random segments, a camera's rays
 // from one point, zero and invalid directions mixed in, with and without the normal column, and a
-// batch shorter than the walks interleaved; every row is the single call's, bit for bit.
+// batch shorter than the walks interleaved; every row is the single call's, bit for bit, with the
+// box tests four lanes a step and eight (AVX2, where the processor has it: the interleaved walk
+// and the single one both take it), and the brute-force search's on every seventh row.
 TYPED_TEST(Batches, MeshRayBatchesOnADeepTreeEqualSingle) {
   using S = TypeParam;
   const TriangleMesh<S> mesh = impact_scenes::to_mesh<S>(impact_scenes::terrain(120, 60.0, 9, 4.0));
@@ -298,35 +300,51 @@ TYPED_TEST(Batches, MeshRayBatchesOnADeepTreeEqualSingle) {
   d.row(5).setZero();                                     // a zero direction: a miss
   d(11, 0) = std::numeric_limits<S>::infinity();          // invalid: its row says so
   cd.row(17).setZero();
-  int hits = 0;
-  for (const auto* rays : {&o, &cam})
-    for (int len : {n, 5})
-      for (bool normals : {true, false})
-        for (int threads : {1, 2}) {
-          const Mat<S>& org = *rays;
-          const Mat<S>& dir = rays == &o ? d : cd;
-          const Mat<S> org_n = org.topRows(len), dir_n = dir.topRows(len);
-          std::vector<std::uint8_t> st(static_cast<std::size_t>(len));
-          std::vector<std::uint32_t> tri(static_cast<std::size_t>(len));
-          Mat<S> lam(len, 1), pt(len, 3), nm(len, 3);
-          MeshRayRows<S> ro{st, ColumnOut<S>(lam.data(), len), out3(pt), normals ? out3(nm) : RowsOut<S, 3>(nullptr, 0, 3), tri, {}};
-          ASSERT_EQ(mesh_ray_cast_batch<S>(mesh, rows3(org_n), rows3(dir_n), {.max_lambda = S(1)}, ro, {.threads = threads, .grain = 128}), "");
-          for (int i = 0; i < len; ++i) {
-            const MeshRayHit<S> h = mesh_ray_cast(mesh, Ray<S>{row(org_n, i), row(dir_n, i)}, {.max_lambda = S(1)});
-            ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(h.status)) << i;
-            ASSERT_TRUE(same_bits(lam(i, 0), h.lambda) && same_bits(row(pt, i), h.point)) << i;
-            if (normals) {
-              ASSERT_TRUE(same_bits(row(nm, i), h.normal)) << i;
+  int hits = 0, brute_checked = 0;
+  for (int lanes : {4, 0})
+    for (const auto* rays : {&o, &cam})
+      for (int len : {n, 5})
+        for (bool normals : {true, false})
+          for (int threads : {1, 2}) {
+            mesh_detail::set_packet_lanes(lanes);
+  #if IMPACT_WALK_AVX2
+            ASSERT_EQ(mesh_detail::walk_wide8(), lanes == 0 && __builtin_cpu_supports("avx2"));
+  #endif
+            const Mat<S>& org = *rays;
+            const Mat<S>& dir = rays == &o ? d : cd;
+            const Mat<S> org_n = org.topRows(len), dir_n = dir.topRows(len);
+            std::vector<std::uint8_t> st(static_cast<std::size_t>(len));
+            std::vector<std::uint32_t> tri(static_cast<std::size_t>(len));
+            Mat<S> lam(len, 1), pt(len, 3), nm(len, 3);
+            MeshRayRows<S> ro{st, ColumnOut<S>(lam.data(), len), out3(pt), normals ? out3(nm) : RowsOut<S, 3>(nullptr, 0, 3), tri, {}};
+            ASSERT_EQ(mesh_ray_cast_batch<S>(mesh, rows3(org_n), rows3(dir_n), {.max_lambda = S(1)}, ro, {.threads = threads, .grain = 128}), "");
+            for (int i = 0; i < len; ++i) {
+              const MeshRayHit<S> h = mesh_ray_cast(mesh, Ray<S>{row(org_n, i), row(dir_n, i)}, {.max_lambda = S(1)});
+              ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(h.status)) << i;
+              ASSERT_TRUE(same_bits(lam(i, 0), h.lambda) && same_bits(row(pt, i), h.point)) << i;
+              if (normals) {
+                ASSERT_TRUE(same_bits(row(nm, i), h.normal)) << i;
+              }
+              if (h.status == Status::hit) {
+                ASSERT_EQ(tri[static_cast<std::size_t>(i)], h.triangle) << i;
+              }
+              if (i % 7 == 0 && threads == 1 && normals) {
+                const MeshRayHit<S> b = mesh_ray_cast(mesh, Ray<S>{row(org_n, i), row(dir_n, i)}, {.max_lambda = S(1), .brute_force = true});
+                ASSERT_EQ(b.status, h.status) << i;
+                ASSERT_TRUE(same_bits(b.lambda, h.lambda)) << i;
+                if (b.status == Status::hit) {
+                  ASSERT_EQ(b.triangle, h.triangle) << i;
+                }
+                ++brute_checked;
+              }
+              hits += h.status == Status::hit && len == n && threads == 1 && normals && lanes == 4;
             }
-            if (h.status == Status::hit) {
-              ASSERT_EQ(tri[static_cast<std::size_t>(i)], h.triangle) << i;
+            if (rays == &o && len == n) {
+              EXPECT_EQ(st[11], static_cast<std::uint8_t>(Status::invalid_input));
             }
-            hits += h.status == Status::hit && len == n && threads == 1 && normals;
+            mesh_detail::set_packet_lanes(0);
           }
-          if (rays == &o && len == n) {
-            EXPECT_EQ(st[11], static_cast<std::uint8_t>(Status::invalid_input));
-          }
-        }
+  EXPECT_GT(brute_checked, 1000);
   EXPECT_GT(hits, 2 * n / 5);  // of 2n rows: random segments and the camera
   EXPECT_LT(hits, 8 * n / 5);
 }
