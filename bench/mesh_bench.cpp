@@ -26,6 +26,7 @@
 #include "mesh_bench.hpp"
 
 #include "mesh_peers.hpp"
+#include "mesh_rays.hpp"
 #include "mesh_scenes.hpp"
 
 #include <impact/batch.hpp>
@@ -50,7 +51,7 @@ namespace {
 using impact::Vec3;
 using V = Vec3<double>;
 
-constexpr int kRays = 4096;
+constexpr int kRays = kMeshRays;  // mesh_rays.hpp
 constexpr float kSphereRadius = 0.25f;
 
 struct MeshScene {
@@ -64,32 +65,6 @@ struct MeshScene {
   std::unique_ptr<EmbreePeer> embree;
   std::unique_ptr<BulletMeshPeer> bullet;
 };
-
-std::vector<SegmentDesc> terrain_rays(std::uint64_t seed, int count = kRays) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> xy(-95, 95), h(5, 30);
-  std::vector<SegmentDesc> out;
-  for (int i = 0; i < count; ++i) {
-    const V o(xy(rng), xy(rng), h(rng));
-    const V to(xy(rng) * 0.2 + o.x() * 0.8, xy(rng) * 0.2 + o.y() * 0.8, -10);
-    const V p = to - o;
-    out.push_back({{float(o.x()), float(o.y()), float(o.z())}, {float(p.x()), float(p.y()), float(p.z())}});
-  }
-  return out;
-}
-
-std::vector<SegmentDesc> level_rays(std::uint64_t seed, double length, int count = kRays) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0.02, 0.98);
-  std::normal_distribution<double> g;
-  std::vector<SegmentDesc> out;
-  for (int i = 0; i < count; ++i) {
-    const V o(length * u(rng), 8 * u(rng), 4 * u(rng));
-    const V p = V(g(rng), g(rng), 0.5 * g(rng)).normalized() * (16 * u(rng));
-    out.push_back({{float(o.x()), float(o.y()), float(o.z())}, {float(p.x()), float(p.y()), float(p.z())}});
-  }
-  return out;
-}
 
 void finish(MeshScene& s) {
   s.md = impact_scenes::to_mesh<double>(s.data);

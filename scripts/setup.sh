@@ -7,7 +7,7 @@ pkgs=(build-essential cmake pkg-config git
       libcli11-dev nlohmann-json3-dev
       libbullet-dev libfcl-dev libccd-dev
       libtinyobjloader-dev libembree-dev libtbb-dev libpng-dev
-      clang libfuzzer-14-dev
+      clang libfuzzer-14-dev valgrind
       python3 python3-numpy python3-scipy
       python3-dev pybind11-dev python3-pytest python3-matplotlib
       python3-venv python3-setuptools python3-wheel python3-pip)

@@ -283,9 +283,11 @@ inline bool walk_wide8() {
 /// single walk lost every prefetch that way (found 2026-12-02 in the disassembly: none in
 /// walk_leaves_avx2 once the batch walks were instantiated in the same file).
 ///
-/// Unrolled, no loop: a loop over the lines from the first byte's line to the last (three to five
-/// trips for a block, by its alignment) cost about 120 instructions a level_1m ray under callgrind
-/// and a branch whose trip count the predictor cannot know. The fetches below name a byte in every
+/// Unrolled, no loop: a loop over the lines from the first byte's line to the last took three to
+/// five trips for a block by its alignment, a branch the predictor cannot know; without it random
+/// batches (the interleaved walk prefetches at every step) took 5–10% less time (bench/README.md,
+/// twenty-third session), the single walk as long for about as many instructions (callgrind:
+/// 1,593 → 1,634 a level_1m ray, 2,434 → 2,443 a terrain_1m one). The fetches below name a byte in every
 /// line the item touches (a node: 64-byte aligned, four lines; a block of 160 bytes from p: the
 /// lines of p, p + 64, p + 128 and p + 159, consecutive lines to the last byte's; a double block of
 /// 304 bytes p, p + 64, …, p + 256 and p + 303; a second block likewise); one named twice is harmless.

@@ -1,0 +1,75 @@
+// impact benchmarks — mesh_instructions.cpp: instructions a single mesh ray executes, impact's
+// mesh_ray_cast against Embree's rtcIntersect1, counted by callgrind (repeatable where timings
+// drift with the machine's neighbours). The meshes and rays are mesh_bench.cpp's (terrain_1m,
+// level_1m, 4,096 seeded segments, the float mesh with SAH bins, both faces colliding); each
+// library's loop over the rays is counted between CALLGRIND_TOGGLE_COLLECT marks and dumped as a
+// part of its own. Run under valgrind (outside it the marks do nothing and the program only
+// checks that both libraries agree on the hits):
+//   valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no --callgrind-out-file=/tmp/cg.%p ./build/release/bench/impact_mesh_instructions level_1m
+//   grep -h -e '^desc: Trigger' -e '^totals' /tmp/cg.*.1 /tmp/cg.*.2   # part 1 impact, part 2 Embree
+// then divide each total by the ray count the program prints. valgrind has no AVX-512, so both
+// libraries run their AVX2 paths there. bench/README.md has the figures.
+#include "mesh_peers.hpp"
+#include "mesh_rays.hpp"
+#include "mesh_scenes.hpp"
+
+#include <impact/mesh.hpp>
+
+#include <valgrind/callgrind.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+int main(int argc, char** argv) {
+  const bool terrain = argc > 1 && std::strcmp(argv[1], "terrain_1m") == 0;
+  if (argc > 1 && !terrain && std::strcmp(argv[1], "level_1m") != 0) {
+    std::fprintf(stderr, "usage: %s [level_1m|terrain_1m]\n", argv[0]);
+    return 2;
+  }
+  constexpr int kRays = impact_bench::kMeshRays;
+  using V = impact::Vec3<double>;
+  using impact::Vec3;
+  using impact_bench::SegmentDesc;
+  const impact_scenes::MeshData d = terrain ? impact_scenes::terrain(708, 100, 42, 5.0) : impact_scenes::level(20, 70).mesh;
+  const std::vector<SegmentDesc> rays = terrain ? impact_bench::terrain_rays(1) : impact_bench::level_rays(2, 20 * 8.0);
+  const auto mesh = impact_scenes::to_mesh<float>(d, {.split = impact::MeshSplit::sah});
+  impact_bench::MeshDesc desc;
+  for (const V& v : d.vertices) desc.vertices.push_back({float(v.x()), float(v.y()), float(v.z())});
+  desc.triangles = d.triangles;
+  const impact_bench::EmbreePeer embree(desc);
+  std::vector<float> ours(kRays), theirs(kRays);
+  for (int i = 0; i < kRays; ++i) {  // a first pass of each, outside the count (first touches)
+    std::uint32_t tri = 0;
+    theirs[static_cast<std::size_t>(i)] = embree.ray(rays[static_cast<std::size_t>(i)], tri);
+  }
+  CALLGRIND_START_INSTRUMENTATION;
+  CALLGRIND_TOGGLE_COLLECT;
+  for (int i = 0; i < kRays; ++i) {
+    const SegmentDesc& r = rays[static_cast<std::size_t>(i)];
+    const auto h = impact::mesh_ray_cast(mesh, impact::Ray<float>{Vec3<float>(r.origin[0], r.origin[1], r.origin[2]),
+                                                                   Vec3<float>(r.path[0], r.path[1], r.path[2])},
+                                         {.back_faces = impact::BackFaces::collide});
+    ours[static_cast<std::size_t>(i)] = h.status == impact::Status::hit ? h.lambda : -1.0f;
+  }
+  CALLGRIND_TOGGLE_COLLECT;
+  CALLGRIND_DUMP_STATS_AT("impact mesh_ray_cast");
+  CALLGRIND_TOGGLE_COLLECT;
+  for (int i = 0; i < kRays; ++i) {
+    std::uint32_t tri = 0;
+    theirs[static_cast<std::size_t>(i)] = embree.ray(rays[static_cast<std::size_t>(i)], tri);
+  }
+  CALLGRIND_TOGGLE_COLLECT;
+  CALLGRIND_DUMP_STATS_AT("embree rtcIntersect1");
+  int hits = 0, agree = 0;
+  for (int i = 0; i < kRays; ++i) {
+    const float a = ours[static_cast<std::size_t>(i)], b = theirs[static_cast<std::size_t>(i)];
+    hits += a >= 0;
+    agree += (a < 0) == (b < 0) && (a < 0 || std::abs(a - b) <= 1e-4f);
+  }
+  std::printf("%s: %d rays, %d hit, Embree agrees on %d%s\n", terrain ? "terrain_1m" : "level_1m", kRays, hits, agree,
+              impact_bench::EmbreePeer::available() ? "" : " (Embree not built: its loop counts nothing)");
+  return 0;
+}
