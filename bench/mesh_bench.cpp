@@ -26,7 +26,7 @@
 #include "mesh_bench.hpp"
 
 #include "mesh_peers.hpp"
-#include "mesh_rays.hpp"
+#include "mesh_bench_scenes.hpp"
 #include "mesh_scenes.hpp"
 
 #include <impact/batch.hpp>
@@ -51,7 +51,7 @@ namespace {
 using impact::Vec3;
 using V = Vec3<double>;
 
-constexpr int kRays = kMeshRays;  // mesh_rays.hpp
+constexpr int kRays = kMeshRays;  // mesh_bench_scenes.hpp
 constexpr float kSphereRadius = 0.25f;
 
 struct MeshScene {
@@ -70,8 +70,7 @@ void finish(MeshScene& s) {
   s.md = impact_scenes::to_mesh<double>(s.data);
   s.mf = impact_scenes::to_mesh<float>(s.data);
   s.mf_sah = impact_scenes::to_mesh<float>(s.data, {.split = impact::MeshSplit::sah});
-  for (const V& v : s.data.vertices) s.desc.vertices.push_back({float(v.x()), float(v.y()), float(v.z())});
-  s.desc.triangles = s.data.triangles;
+  s.desc = mesh_desc(s.data);
   s.embree = std::make_unique<EmbreePeer>(s.desc);
   s.bullet = std::make_unique<BulletMeshPeer>(s.desc);
   // Cross-check: the three libraries (impact in float, like the peers) on the first 2000 rays.
@@ -111,16 +110,9 @@ MeshScene& scene(int which) {
   static MeshScene scenes[2];
   std::call_once(once[which], [which] {
     MeshScene& s = scenes[which];
-    if (which == 0) {
-      s.name = "terrain_1m";
-      s.data = impact_scenes::terrain(708, 100, 42, 5.0);
-      s.rays = terrain_rays(1);
-    } else {
-      s.name = "level_1m";
-      const auto L = impact_scenes::level(20, 70);
-      s.data = L.mesh;
-      s.rays = level_rays(2, 20 * 8.0);
-    }
+    s.name = which == 0 ? "terrain_1m" : "level_1m";
+    s.data = bench_mesh(which);
+    s.rays = bench_rays(which, which == 0 ? 1 : 2);
     finish(s);
   });
   return scenes[which];
@@ -214,7 +206,7 @@ const std::vector<SegmentDesc>& batch_rays(int which, bool camera) {
     if (!camera) {
       // kBatch distinct rays drawn like the scene's (until 2026-11-28 its 4,096 cycled 16 times:
       // a batch sorted into coherent groups would then have found each ray's 15 copies beside it).
-      out = which == 0 ? terrain_rays(101, kBatch) : level_rays(102, 20 * 8.0, kBatch);
+      out = bench_rays(which, which == 0 ? 101 : 102, kBatch);
       return;
     }
     // terrain: from 30 above one corner region, looking down the diagonal; level: from inside room 3,

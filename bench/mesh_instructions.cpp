@@ -10,8 +10,7 @@
 // then divide each total by the ray count the program prints. valgrind has no AVX-512, so both
 // libraries run their AVX2 paths there. bench/README.md has the figures.
 #include "mesh_peers.hpp"
-#include "mesh_rays.hpp"
-#include "mesh_scenes.hpp"
+#include "mesh_bench_scenes.hpp"
 
 #include <impact/mesh.hpp>
 
@@ -30,16 +29,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   constexpr int kRays = impact_bench::kMeshRays;
-  using V = impact::Vec3<double>;
   using impact::Vec3;
   using impact_bench::SegmentDesc;
-  const impact_scenes::MeshData d = terrain ? impact_scenes::terrain(708, 100, 42, 5.0) : impact_scenes::level(20, 70).mesh;
-  const std::vector<SegmentDesc> rays = terrain ? impact_bench::terrain_rays(1) : impact_bench::level_rays(2, 20 * 8.0);
+  const int which = terrain ? 0 : 1;  // the seeds of mesh_bench.cpp's single-ray benchmarks
+  const impact_scenes::MeshData d = impact_bench::bench_mesh(which);
+  const std::vector<SegmentDesc> rays = impact_bench::bench_rays(which, terrain ? 1 : 2);
   const auto mesh = impact_scenes::to_mesh<float>(d, {.split = impact::MeshSplit::sah});
-  impact_bench::MeshDesc desc;
-  for (const V& v : d.vertices) desc.vertices.push_back({float(v.x()), float(v.y()), float(v.z())});
-  desc.triangles = d.triangles;
-  const impact_bench::EmbreePeer embree(desc);
+  const impact_bench::EmbreePeer embree(impact_bench::mesh_desc(d));
   std::vector<float> ours(kRays), theirs(kRays);
   for (int i = 0; i < kRays; ++i) {  // a first pass of each, outside the count (first touches)
     std::uint32_t tri = 0;

@@ -1,7 +1,10 @@
 #pragma once
-// impact benchmarks — mesh_rays.hpp: the seeded segments of the mesh benchmarks (mesh_bench.cpp's
-// single rays and random batches, mesh_instructions.cpp's counts), in SegmentDesc form.
+// impact benchmarks — mesh_bench_scenes.hpp: the million-triangle meshes of the mesh benchmarks
+// and their seeded segments (mesh_bench.cpp's single rays and random batches,
+// mesh_instructions.cpp's counts), in the peers' form (MeshDesc, SegmentDesc). One place, so
+// that every program measures the same meshes and rays.
 #include "mesh_peers.hpp"
+#include "mesh_scenes.hpp"  // tests/support
 
 #include <impact/math.hpp>
 
@@ -13,6 +16,24 @@ namespace impact_bench {
 
 /// Rays of mesh_bench.cpp's single-ray benchmarks, cycled through.
 inline constexpr int kMeshRays = 4096;
+
+/// level_1m's rooms in a row (8 wide each: the row is 8 · kLevelRooms long).
+inline constexpr int kLevelRooms = 20;
+
+/// Mesh `which` of the benchmarks: 0 terrain_1m (a 708×708 height field over [-100, 100]², 1,002,528
+/// triangles, heights ±6.5), 1 level_1m (kLevelRooms rooms of 8×8×4 with doorways, 70×70 quads a
+/// face, 1,048,320 triangles).
+inline impact_scenes::MeshData bench_mesh(int which) {
+  return which == 0 ? impact_scenes::terrain(708, 100, 42, 5.0) : impact_scenes::level(kLevelRooms, 70).mesh;
+}
+
+/// The mesh in the peers' form (float corners, the same triangles).
+inline MeshDesc mesh_desc(const impact_scenes::MeshData& d) {
+  MeshDesc out;
+  for (const auto& v : d.vertices) out.vertices.push_back({float(v.x()), float(v.y()), float(v.z())});
+  out.triangles = d.triangles;
+  return out;
+}
 
 /// terrain_1m's segments: from 5–30 above a random point of [-95, 95]² to a point below the ground
 /// near it.
@@ -44,6 +65,11 @@ inline std::vector<SegmentDesc> level_rays(std::uint64_t seed, double length, in
     out.push_back({{float(o.x()), float(o.y()), float(o.z())}, {float(p.x()), float(p.y()), float(p.z())}});
   }
   return out;
+}
+
+/// `count` seeded segments for mesh `which` of bench_mesh: terrain_rays or level_rays.
+inline std::vector<SegmentDesc> bench_rays(int which, std::uint64_t seed, int count = kMeshRays) {
+  return which == 0 ? terrain_rays(seed, count) : level_rays(seed, 8.0 * kLevelRooms, count);
 }
 
 }  // namespace impact_bench
