@@ -147,6 +147,12 @@ struct Segment3 {
   std::uint32_t near_at[3], far_at[3];
   Segment3() = default;  ///< Unset (a walk's slot before its first query).
   Segment3(const Vec3<S>& o, const Vec3<S>& d, const Vec3<S>& glo_in, const Vec3<S>& ghi_in) {
+#if defined(__SSE4_1__)
+    if constexpr (std::is_same_v<S, float>) {
+      set_float4(o, d, glo_in, ghi_in);
+      return;
+    }
+#endif
     // The triangle tests round in the query's own frame (the origin, the path, the radius), so
     // the boxes are also grown by a few ulps of those magnitudes: a bin is never culled by a
     // rounding error smaller than the one in the time of a triangle inside it (ties included).
@@ -180,6 +186,51 @@ struct Segment3 {
       plane_offsets<S>(i, near_hi[i] != 0, near_at[i], far_at[i]);
     }
   }
+#if defined(__SSE4_1__)
+  /// The constructor's float case on SSE lanes x, y, z (the fourth a copy of x, so that maxima
+  /// over the lanes are the maxima over x, y, z): the same IEEE operations on the same operands
+  /// as the scalar code, the choices made by blends instead of branches (a random direction's
+  /// signs mispredicted about one branch a ray, 2026-12-06).
+  void set_float4(const Vec3<float>& o, const Vec3<float>& d, const Vec3<float>& glo_in, const Vec3<float>& ghi_in) {
+    const auto lanes = [](const Vec3<float>& v) { return _mm_setr_ps(v[0], v[1], v[2], v[0]); };
+    const auto hmax = [](__m128 v) {
+      v = _mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+      return _mm_cvtss_f32(_mm_max_ps(v, _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1))));
+    };
+    const __m128 sign = _mm_set1_ps(-0.0f);
+    const __m128 o4 = lanes(o), d4 = lanes(d), glo4 = lanes(glo_in), ghi4 = lanes(ghi_in);
+    const float mag = std::max(hmax(_mm_andnot_ps(sign, o4)), hmax(_mm_andnot_ps(sign, _mm_add_ps(o4, d4)))) +
+                      std::max(hmax(glo4), hmax(ghi4));
+    const __m128 slack = _mm_set1_ps(16.0f * std::numeric_limits<float>::epsilon() * mag);
+    const __m128 big = _mm_or_ps(_mm_and_ps(sign, d4), _mm_set1_ps(std::numeric_limits<float>::max()));  // copysign
+    const __m128 keep = _mm_cmpgt_ps(_mm_andnot_ps(sign, d4), _mm_set1_ps(std::numeric_limits<float>::min() * 4.0f));
+    const __m128 inv4 = _mm_blendv_ps(big, _mm_div_ps(_mm_set1_ps(1.0f), d4), keep);
+    const __m128 neg = _mm_cmplt_ps(inv4, _mm_setzero_ps());
+    const __m128 plus = _mm_add_ps(o4, _mm_add_ps(glo4, slack)), minus = _mm_sub_ps(o4, _mm_add_ps(ghi4, slack));
+    const __m128 near4 = _mm_blendv_ps(plus, minus, neg), far4 = _mm_blendv_ps(minus, plus, neg);
+    alignas(16) float a_inv[4], a_near[4], a_far[4];
+    _mm_store_ps(a_inv, inv4);
+    _mm_store_ps(a_near, near4);
+    _mm_store_ps(a_far, far4);
+    const int negs = _mm_movemask_ps(neg);
+    l_inv[0].v = _mm_shuffle_ps(inv4, inv4, _MM_SHUFFLE(0, 0, 0, 0));
+    l_inv[1].v = _mm_shuffle_ps(inv4, inv4, _MM_SHUFFLE(1, 1, 1, 1));
+    l_inv[2].v = _mm_shuffle_ps(inv4, inv4, _MM_SHUFFLE(2, 2, 2, 2));
+    l_near[0].v = _mm_shuffle_ps(near4, near4, _MM_SHUFFLE(0, 0, 0, 0));
+    l_near[1].v = _mm_shuffle_ps(near4, near4, _MM_SHUFFLE(1, 1, 1, 1));
+    l_near[2].v = _mm_shuffle_ps(near4, near4, _MM_SHUFFLE(2, 2, 2, 2));
+    l_far[0].v = _mm_shuffle_ps(far4, far4, _MM_SHUFFLE(0, 0, 0, 0));
+    l_far[1].v = _mm_shuffle_ps(far4, far4, _MM_SHUFFLE(1, 1, 1, 1));
+    l_far[2].v = _mm_shuffle_ps(far4, far4, _MM_SHUFFLE(2, 2, 2, 2));
+    for (int i = 0; i < 3; ++i) {
+      inv[i] = a_inv[i];
+      o_near[i] = a_near[i];
+      o_far[i] = a_far[i];
+      near_hi[i] = negs >> i & 1;
+      plane_offsets<float>(i, near_hi[i] != 0, near_at[i], far_at[i]);
+    }
+  }
+#endif
   /// Entry parameter of the segment into the node's grown box, or +inf when it misses.
   S entry(const MeshNode<S>& n, S t_max) const {
     const Vec3<S>* b[2] = {&n.lo, &n.hi};
@@ -239,25 +290,53 @@ inline std::atomic<int>& packet_lanes_choice() {
 }
 
 #if IMPACT_WALK_AVX2
+/// A segment's float planes (Segment3's l_inv, l_near, l_far and plane offsets) splatted to eight
+/// AVX lanes. The single walk makes one per walk, a local of the walking function: read through
+/// the Segment3 instead, every node's test re-broadcast nine values behind a pointer that the
+/// walk's own float stores (its stack, the entry times) might alias, so the compiler reloaded them
+/// at each node: about 80 instructions a node instead of 30 (callgrind, 2026-12-06).
+struct Planes8 {
+  __m256 inv[3], near[3], far[3];
+  std::uint32_t near_at[3], far_at[3];
+};
+
+template <class S>
+IMPACT_TARGET_AVX2 inline Planes8 planes8(const Segment3<S>& seg) {
+  Planes8 p;
+  for (int k = 0; k < 3; ++k) {
+    p.inv[k] = _mm256_broadcast_ps(&seg.l_inv[k].v);
+    p.near[k] = _mm256_broadcast_ps(&seg.l_near[k].v);
+    p.far[k] = _mm256_broadcast_ps(&seg.l_far[k].v);
+    p.near_at[k] = seg.near_at[k];
+    p.far_at[k] = seg.far_at[k];
+  }
+  return p;
+}
+
 /// Segment3::entry_wide on a wide node's eight boxes in one step of eight AVX lanes instead of two
 /// of four: each lane the same IEEE operations on the same operands in the same order (max and
 /// min take their second operand where either is NaN, as SSE's; the same ordered comparison; no
 /// fused multiply-add: the target enables none), so the entries and the mask are the same bits.
 template <class S>
-IMPACT_TARGET_AVX2 inline int entry_wide8(const Segment3<S>& seg, const MeshWideNode<S>& n, S t_max, float out[kMeshWidth]) {
+IMPACT_TARGET_AVX2 inline int entry_wide8(const Planes8& p, const MeshWideNode<S>& n, S t_max, float out[kMeshWidth]) {
   static_assert(kMeshWidth == 8);
   const float tm = round_up_to_float(t_max);
   const char* base = reinterpret_cast<const char*>(&n);
   __m256 t0 = _mm256_setzero_ps(), t1 = _mm256_set1_ps(tm);
   for (int k = 0; k < 3; ++k) {
-    const __m256 nb = _mm256_load_ps(reinterpret_cast<const float*>(base + seg.near_at[k]));
-    const __m256 fb = _mm256_load_ps(reinterpret_cast<const float*>(base + seg.far_at[k]));
-    const __m256 inv = _mm256_broadcast_ps(&seg.l_inv[k].v);
-    t0 = _mm256_max_ps(t0, _mm256_mul_ps(_mm256_sub_ps(nb, _mm256_broadcast_ps(&seg.l_near[k].v)), inv));
-    t1 = _mm256_min_ps(t1, _mm256_mul_ps(_mm256_sub_ps(fb, _mm256_broadcast_ps(&seg.l_far[k].v)), inv));
+    const __m256 nb = _mm256_load_ps(reinterpret_cast<const float*>(base + p.near_at[k]));
+    const __m256 fb = _mm256_load_ps(reinterpret_cast<const float*>(base + p.far_at[k]));
+    t0 = _mm256_max_ps(t0, _mm256_mul_ps(_mm256_sub_ps(nb, p.near[k]), p.inv[k]));
+    t1 = _mm256_min_ps(t1, _mm256_mul_ps(_mm256_sub_ps(fb, p.far[k]), p.inv[k]));
   }
   _mm256_storeu_ps(out, t0);
   return _mm256_movemask_ps(_mm256_cmp_ps(t0, _mm256_mul_ps(t1, _mm256_set1_ps(slab_widen<float>)), _CMP_LE_OS));
+}
+
+/// entry_wide8 straight from a Segment3 (the interleaved walk, whose segment changes every step).
+template <class S>
+IMPACT_TARGET_AVX2 inline int entry_wide8(const Segment3<S>& seg, const MeshWideNode<S>& n, S t_max, float out[kMeshWidth]) {
+  return entry_wide8(planes8(seg), n, t_max, out);
 }
 #endif
 
@@ -326,20 +405,13 @@ struct WalkItem {
 /// at most kMeshMaxDepth deep.
 inline constexpr int kWalkStack = (kMeshWidth - 1) * kMeshMaxDepth + 8;
 
-/// One wide node of a walk: of the children the segment enters before t_best, the nearest
-/// becomes (ref, count), the others are pushed far to near (and prefetched). False when it
-/// enters none.
-template <bool kWide8, class S>
-[[gnu::always_inline]] inline bool enter_wide(const MeshTree<S>& m, const Segment3<S>& seg, S t_best, const MeshWideNode<S>& w,
-                                              WalkItem* stack, int& top, std::uint32_t& ref, std::uint32_t& count) {
-  float t[kMeshWidth];
-  unsigned mask;
-#if IMPACT_WALK_AVX2
-  if constexpr (kWide8)
-    mask = static_cast<unsigned>(entry_wide8(seg, w, t_best, t));
-  else
-#endif
-    mask = static_cast<unsigned>(seg.entry_wide(w, t_best, t));
+/// One wide node of a walk whose box test gave `mask` (bit i: child i entered before t_best) and
+/// the entry times t: of those children, the nearest becomes (ref, count), the others are pushed
+/// far to near (and prefetched). False when it enters none.
+template <class S>
+[[gnu::always_inline]] inline bool enter_children(const MeshTree<S>& m, const MeshWideNode<S>& w, unsigned mask,
+                                                  const float t[kMeshWidth], WalkItem* stack, int& top, std::uint32_t& ref,
+                                                  std::uint32_t& count) {
   if (mask == 0) return false;
   const int i0 = std::countr_zero(mask);
   mask &= mask - 1;
@@ -381,6 +453,22 @@ template <bool kWide8, class S>
   return true;
 }
 
+/// One wide node of a walk: its boxes tested against seg (eight at a time where kWide8), then
+/// enter_children.
+template <bool kWide8, class S>
+[[gnu::always_inline]] inline bool enter_wide(const MeshTree<S>& m, const Segment3<S>& seg, S t_best, const MeshWideNode<S>& w,
+                                              WalkItem* stack, int& top, std::uint32_t& ref, std::uint32_t& count) {
+  float t[kMeshWidth];
+  unsigned mask;
+#if IMPACT_WALK_AVX2
+  if constexpr (kWide8)
+    mask = static_cast<unsigned>(entry_wide8(seg, w, t_best, t));
+  else
+#endif
+    mask = static_cast<unsigned>(seg.entry_wide(w, t_best, t));
+  return enter_children(m, w, mask, t, stack, top, ref, count);
+}
+
 /// The nearest stacked item still in front of t_best becomes (ref, count); the ones behind it
 /// are dropped. False when none is left.
 template <class S>
@@ -396,27 +484,29 @@ template <class S>
   return false;
 }
 
-/// Where a walk starts: false when the segment misses the root's box; else (ref, count) is the
-/// root wide node (count 0) or, for a tree of one leaf, that leaf.
+/// Where a walk starts: false for an empty tree; else (ref, count) is the root wide node (count 0)
+/// or, for a tree of one leaf, that leaf. The root's own box is not tested: the first step tests
+/// its children's boxes, which a segment missing the root's misses too, and a leaf visited for
+/// nothing finds no crossing (a segment that misses every box crosses no triangle). Testing it
+/// cost a scalar slab test (about 46 instructions, an unpredictable branch) on every ray.
 template <class S>
-bool walk_start(const MeshTree<S>& m, const Segment3<S>& seg, S t_best, std::uint32_t& ref, std::uint32_t& count) {
+bool walk_start(const MeshTree<S>& m, std::uint32_t& ref, std::uint32_t& count) {
   if (m.nodes.empty()) return false;
   const MeshNode<S>& root = m.nodes[0];
-  if (!(seg.entry(root, t_best) <= t_best)) return false;
   ref = root.count > 0 ? root.first : 0;
   count = root.count;
   return true;
 }
 
 /// Walks the tree nearest bin first, calling leaf(first block, triangle count, t_best&) on every
-/// leaf whose grown box the segment enters before t_best; leaf lowers t_best on a hit. Fixed
-/// stack: no allocation. The nearest child entered is visited next without a round trip through
-/// the stack; the others are pushed far to near, and dropped when popped behind t_best. kWide8:
-/// a node's boxes tested eight at a time (entry_wide8, in a function compiled for AVX2).
-template <bool kWide8, class S, class Leaf>
-void walk_leaves_with(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, Leaf&& leaf) {
+/// leaf whose grown box the segment enters before t_best; leaf lowers t_best on a hit. A node's
+/// boxes are tested by box_test(node, t_best, entry times) (a mask, as entry_wide's). Fixed stack:
+/// no allocation. The nearest child entered is visited next without a round trip through the
+/// stack; the others are pushed far to near, and dropped when popped behind t_best.
+template <class S, class BoxTest, class Leaf>
+[[gnu::always_inline]] inline void walk_loop(const MeshTree<S>& m, S& t_best, BoxTest&& box_test, Leaf&& leaf) {
   std::uint32_t ref = 0, count = 0;  // the current wide node (count 0) or leaf
-  if (!walk_start(m, seg, t_best, ref, count)) return;
+  if (!walk_start(m, ref, count)) return;
   WalkItem stack[kWalkStack];
   int top = 0;
   for (;;) {
@@ -425,7 +515,10 @@ void walk_leaves_with(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, L
       // visits next on its own): its box planes are loaded at once, but its child and count line
       // (the node's last) only once the box test has chosen a slot, a second miss in series at
       // every level without the prefetch.
-      if (enter_wide<kWide8>(m, seg, t_best, m.wide[ref], stack, top, ref, count)) {
+      const MeshWideNode<S>& w = m.wide[ref];
+      float t[kMeshWidth];
+      const auto mask = static_cast<unsigned>(box_test(w, t_best, t));
+      if (enter_children(m, w, mask, t, stack, top, ref, count)) {
         prefetch_item(m, ref, count);
         continue;
       }
@@ -434,6 +527,21 @@ void walk_leaves_with(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, L
     }
     if (!pop_item(stack, top, t_best, ref, count)) return;
   }
+}
+
+/// walk_loop with Segment3's box test; kWide8: eight boxes at a time (entry_wide8 on the
+/// segment's planes splatted once, in a function compiled for AVX2).
+template <bool kWide8, class S, class Leaf>
+void walk_leaves_with(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, Leaf&& leaf) {
+#if IMPACT_WALK_AVX2
+  if constexpr (kWide8) {
+    const Planes8 p = planes8(seg);
+    return walk_loop(
+        m, t_best, [&p](const MeshWideNode<S>& w, S tb, float* t) { return entry_wide8(p, w, tb, t); }, leaf);
+  }
+#endif
+  walk_loop(
+      m, t_best, [&seg](const MeshWideNode<S>& w, S tb, float* t) { return seg.entry_wide(w, tb, t); }, leaf);
 }
 
 #if IMPACT_WALK_AVX2

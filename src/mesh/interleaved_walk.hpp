@@ -26,7 +26,7 @@ inline constexpr int kInterleavedWalks = 8;
 /// i, start(i, seg, t_best) sets up its segment and initial t_best and returns false when the
 /// query is already answered (no walk); leaf(i, first block, count, t_best&) is walk_leaves' leaf
 /// callback for query i; finish(i, t_best) is called once its walk is over (also after a false
-/// start, or a segment that misses the root box). kWide8: a node's boxes tested eight at a time
+/// start, or on an empty tree). kWide8: a node's boxes tested eight at a time
 /// (entry_wide8, in a function compiled for AVX2), as the single walk's walk_leaves_with.
 template <bool kWide8, class S, class Start, class Leaf, class Finish>
 void walk_leaves_interleaved_with(const MeshTree<S>& m, std::size_t n, Start& start, Leaf& leaf, Finish& finish) {
@@ -46,7 +46,7 @@ void walk_leaves_interleaved_with(const MeshTree<S>& m, std::size_t n, Start& st
   auto begin = [&](Walk& w) {
     while (next < n) {
       const std::size_t i = next++;
-      if (start(i, w.seg, w.t_best) && walk_start(m, w.seg, w.t_best, w.ref, w.count)) {
+      if (start(i, w.seg, w.t_best) && walk_start(m, w.ref, w.count)) {
         w.query = i;
         w.top = 0;
         prefetch_item(m, w.ref, w.count);

@@ -40,11 +40,15 @@ struct WatertightRay {
   WatertightRay() = default;  ///< Unset (a batch's slot before its ray).
   explicit WatertightRay(const Ray<S>& r)
       : origin(r.origin.template cast<double>()), direction(r.direction.template cast<double>()) {
+    // The axes chosen by arithmetic on the comparisons, not branches (a random direction's
+    // signs mispredicted about one branch a ray; GCC turned plain selects back into branches).
     const Vec3<S> a = r.direction.cwiseAbs();
-    kz = a[0] >= a[1] ? (a[0] >= a[2] ? 0 : 2) : (a[1] >= a[2] ? 1 : 2);
-    kx = (kz + 1) % 3;
-    ky = (kx + 1) % 3;
-    if (r.direction[kz] < S(0)) std::swap(kx, ky);
+    const int b01 = a[0] >= a[1], b02 = a[0] >= a[2], b12 = a[1] >= a[2];
+    kz = b01 * (2 - 2 * b02) + (1 - b01) * (2 - b12);  // a[0] >= a[1] ? (a[0] >= a[2] ? 0 : 2) : (a[1] >= a[2] ? 1 : 2)
+    const int next = (kz + 1) % 3, after = 3 - kz - next;
+    const int flip = r.direction[kz] < S(0);  // kx and ky swap to keep the winding
+    kx = next + flip * (after - next);
+    ky = next + after - kx;
     sx = r.direction[kx] / r.direction[kz];
     sy = r.direction[ky] / r.direction[kz];
     sz = S(1) / r.direction[kz];
