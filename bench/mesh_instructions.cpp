@@ -8,10 +8,14 @@
 //   valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no --callgrind-out-file=/tmp/cg.%p ./build/release/bench/impact_mesh_instructions level_1m
 //   grep -h -e '^desc: Trigger' -e '^totals' /tmp/cg.*.1 /tmp/cg.*.2   # part 1 impact, part 2 Embree
 // then divide each total by the ray count the program prints. valgrind has no AVX-512, so both
-// libraries run their AVX2 paths there. bench/README.md has the figures.
+// libraries run their AVX2 paths there. bench/README.md has the figures. With a second argument
+// `batch`, the same rays go as one batch instead: impact's mesh_ray_cast_batch (one thread: the
+// interleaved walk) against Embree's rtcIntersect1M in chunks of 1,024 (mesh_bench.cpp's
+// embree/stream on incoherent rays).
 #include "mesh_peers.hpp"
 #include "mesh_bench_scenes.hpp"
 
+#include <impact/batch.hpp>
 #include <impact/mesh.hpp>
 
 #include <valgrind/callgrind.h>
@@ -24,8 +28,9 @@
 
 int main(int argc, char** argv) {
   const bool terrain = argc > 1 && std::strcmp(argv[1], "terrain_1m") == 0;
-  if (argc > 1 && !terrain && std::strcmp(argv[1], "level_1m") != 0) {
-    std::fprintf(stderr, "usage: %s [level_1m|terrain_1m]\n", argv[0]);
+  const bool batch = argc > 2 && std::strcmp(argv[2], "batch") == 0;
+  if ((argc > 1 && !terrain && std::strcmp(argv[1], "level_1m") != 0) || (argc > 2 && !batch)) {
+    std::fprintf(stderr, "usage: %s [level_1m|terrain_1m] [batch]\n", argv[0]);
     return 2;
   }
   constexpr int kRays = impact_bench::kMeshRays;
@@ -41,24 +46,50 @@ int main(int argc, char** argv) {
     std::uint32_t tri = 0;
     theirs[static_cast<std::size_t>(i)] = embree.ray(rays[static_cast<std::size_t>(i)], tri);
   }
+  // The batch's inputs and outputs, set up outside the counts.
+  using RowsF = Eigen::Matrix<float, Eigen::Dynamic, 3, Eigen::RowMajor>;
+  RowsF origins(kRays, 3), paths(kRays, 3);
+  for (int i = 0; i < kRays; ++i)
+    for (int k = 0; k < 3; ++k) {
+      origins(i, k) = rays[static_cast<std::size_t>(i)].origin[static_cast<std::size_t>(k)];
+      paths(i, k) = rays[static_cast<std::size_t>(i)].path[static_cast<std::size_t>(k)];
+    }
+  std::vector<std::uint8_t> status(kRays);
+  Eigen::VectorXf lambdas(kRays);
+  constexpr std::size_t kChunk = 1024;
+  std::vector<unsigned char> scratch;
+  const impact::MeshRayOptions<float> opt{.back_faces = impact::BackFaces::collide};
+  if (batch) embree.rays_stream(rays.data(), kChunk, false, theirs.data(), scratch);  // its scratch sized outside the count
   CALLGRIND_START_INSTRUMENTATION;
   CALLGRIND_TOGGLE_COLLECT;
-  for (int i = 0; i < kRays; ++i) {
-    const SegmentDesc& r = rays[static_cast<std::size_t>(i)];
-    const auto h = impact::mesh_ray_cast(mesh, impact::Ray<float>{Vec3<float>(r.origin[0], r.origin[1], r.origin[2]),
-                                                                   Vec3<float>(r.path[0], r.path[1], r.path[2])},
-                                         {.back_faces = impact::BackFaces::collide});
-    ours[static_cast<std::size_t>(i)] = h.status == impact::Status::hit ? h.lambda : -1.0f;
+  if (batch) {
+    impact::MeshRayRows<float> out{status, impact::ColumnOut<float>(lambdas.data(), kRays)};
+    (void)impact::mesh_ray_cast_batch<float>(mesh, {origins.data(), kRays, 3}, {paths.data(), kRays, 3}, opt, out, {.threads = 1});
+    for (int i = 0; i < kRays; ++i)
+      ours[static_cast<std::size_t>(i)] = status[static_cast<std::size_t>(i)] == std::uint8_t(impact::Status::hit) ? lambdas[i] : -1.0f;
+  } else {
+    for (int i = 0; i < kRays; ++i) {
+      const SegmentDesc& r = rays[static_cast<std::size_t>(i)];
+      const auto h = impact::mesh_ray_cast(mesh, impact::Ray<float>{Vec3<float>(r.origin[0], r.origin[1], r.origin[2]),
+                                                                     Vec3<float>(r.path[0], r.path[1], r.path[2])},
+                                           opt);
+      ours[static_cast<std::size_t>(i)] = h.status == impact::Status::hit ? h.lambda : -1.0f;
+    }
   }
   CALLGRIND_TOGGLE_COLLECT;
-  CALLGRIND_DUMP_STATS_AT("impact mesh_ray_cast");
+  CALLGRIND_DUMP_STATS_AT(batch ? "impact mesh_ray_cast_batch" : "impact mesh_ray_cast");
   CALLGRIND_TOGGLE_COLLECT;
-  for (int i = 0; i < kRays; ++i) {
-    std::uint32_t tri = 0;
-    theirs[static_cast<std::size_t>(i)] = embree.ray(rays[static_cast<std::size_t>(i)], tri);
+  if (batch) {
+    for (std::size_t at = 0; at < kRays; at += kChunk)
+      embree.rays_stream(rays.data() + at, std::min<std::size_t>(kChunk, kRays - at), false, theirs.data() + at, scratch);
+  } else {
+    for (int i = 0; i < kRays; ++i) {
+      std::uint32_t tri = 0;
+      theirs[static_cast<std::size_t>(i)] = embree.ray(rays[static_cast<std::size_t>(i)], tri);
+    }
   }
   CALLGRIND_TOGGLE_COLLECT;
-  CALLGRIND_DUMP_STATS_AT("embree rtcIntersect1");
+  CALLGRIND_DUMP_STATS_AT(batch ? "embree rtcIntersect1M" : "embree rtcIntersect1");
   int hits = 0, agree = 0;
   for (int i = 0; i < kRays; ++i) {
     const float a = ours[static_cast<std::size_t>(i)], b = theirs[static_cast<std::size_t>(i)];

@@ -294,7 +294,9 @@ inline std::atomic<int>& packet_lanes_choice() {
 /// AVX lanes. The single walk makes one per walk, a local of the walking function: read through
 /// the Segment3 instead, every node's test re-broadcast nine values behind a pointer that the
 /// walk's own float stores (its stack, the entry times) might alias, so the compiler reloaded them
-/// at each node: about 80 instructions a node instead of 30 (callgrind, 2026-12-06).
+/// at each node: about 80 instructions a node instead of 36 (callgrind, 2026-12-06). The
+/// interleaved walk keeps one beside each walk's segment (its tests then take them as memory
+/// operands).
 struct Planes8 {
   __m256 inv[3], near[3], far[3];
   std::uint32_t near_at[3], far_at[3];
@@ -333,11 +335,6 @@ IMPACT_TARGET_AVX2 inline int entry_wide8(const Planes8& p, const MeshWideNode<S
   return _mm256_movemask_ps(_mm256_cmp_ps(t0, _mm256_mul_ps(t1, _mm256_set1_ps(slab_widen<float>)), _CMP_LE_OS));
 }
 
-/// entry_wide8 straight from a Segment3 (the interleaved walk, whose segment changes every step).
-template <class S>
-IMPACT_TARGET_AVX2 inline int entry_wide8(const Segment3<S>& seg, const MeshWideNode<S>& n, S t_max, float out[kMeshWidth]) {
-  return entry_wide8(planes8(seg), n, t_max, out);
-}
 #endif
 
 /// Whether the single walk tests a node's boxes eight at a time (entry_wide8): where the
@@ -451,22 +448,6 @@ template <class S>
   ref = w.child[order[n - 1]];
   count = w.count[order[n - 1]];
   return true;
-}
-
-/// One wide node of a walk: its boxes tested against seg (eight at a time where kWide8), then
-/// enter_children.
-template <bool kWide8, class S>
-[[gnu::always_inline]] inline bool enter_wide(const MeshTree<S>& m, const Segment3<S>& seg, S t_best, const MeshWideNode<S>& w,
-                                              WalkItem* stack, int& top, std::uint32_t& ref, std::uint32_t& count) {
-  float t[kMeshWidth];
-  unsigned mask;
-#if IMPACT_WALK_AVX2
-  if constexpr (kWide8)
-    mask = static_cast<unsigned>(entry_wide8(seg, w, t_best, t));
-  else
-#endif
-    mask = static_cast<unsigned>(seg.entry_wide(w, t_best, t));
-  return enter_children(m, w, mask, t, stack, top, ref, count);
 }
 
 /// The nearest stacked item still in front of t_best becomes (ref, count); the ones behind it

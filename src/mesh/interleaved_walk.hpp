@@ -9,14 +9,18 @@
 // chaining", VLDB 2015: interleave independent pointer chases) hides that wait: after a step a
 // walk prefetches the node or leaf it visits next and yields to the next walk, and by the time
 // its turn comes again the data has arrived. Each walk visits exactly the items walk_leaves
-// visits, in the same order (enter_wide and pop_item are shared), so answers are the single
+// visits, in the same order (enter_children and pop_item are shared), so answers are the single
 // walk's, bit for bit.
 #include "mesh/bin_tree_walk.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace impact::mesh_detail {
+
+/// A member that holds nothing (a walk's planes where the box test reads its Segment3).
+struct Empty {};
 
 /// How many walks are interleaved on one thread: enough to keep several reads in flight (a core
 /// tracks 10–16 outstanding misses), few enough that their stacks' tops and segments stay in L1.
@@ -27,12 +31,19 @@ inline constexpr int kInterleavedWalks = 8;
 /// query is already answered (no walk); leaf(i, first block, count, t_best&) is walk_leaves' leaf
 /// callback for query i; finish(i, t_best) is called once its walk is over (also after a false
 /// start, or on an empty tree). kWide8: a node's boxes tested eight at a time
-/// (entry_wide8, in a function compiled for AVX2), as the single walk's walk_leaves_with.
+/// (entry_wide8 on planes splatted once per query, in a function compiled for AVX2), as the
+/// single walk's walk_leaves_with.
 template <bool kWide8, class S, class Start, class Leaf, class Finish>
 void walk_leaves_interleaved_with(const MeshTree<S>& m, std::size_t n, Start& start, Leaf& leaf, Finish& finish) {
+#if IMPACT_WALK_AVX2
+  using Planes = std::conditional_t<kWide8, Planes8, Empty>;
+#else
+  using Planes = Empty;
+#endif
   struct Walk {
     std::size_t query = 0;
     Segment3<S> seg;
+    Planes planes;  // kWide8: seg's planes splatted once (entry_wide8 then reads them as they are)
     S t_best = S(0);
     std::uint32_t ref = 0, count = 0;
     int top = 0;
@@ -47,6 +58,9 @@ void walk_leaves_interleaved_with(const MeshTree<S>& m, std::size_t n, Start& st
     while (next < n) {
       const std::size_t i = next++;
       if (start(i, w.seg, w.t_best) && walk_start(m, w.ref, w.count)) {
+#if IMPACT_WALK_AVX2
+        if constexpr (kWide8) w.planes = planes8(w.seg);
+#endif
         w.query = i;
         w.top = 0;
         prefetch_item(m, w.ref, w.count);
@@ -65,7 +79,16 @@ void walk_leaves_interleaved_with(const MeshTree<S>& m, std::size_t n, Start& st
       // and prefetched, and the turn passes.
       bool more;
       if (w.count == 0) {
-        more = enter_wide<kWide8>(m, w.seg, w.t_best, m.wide[w.ref], w.stack, w.top, w.ref, w.count) ||
+        const MeshWideNode<S>& node = m.wide[w.ref];
+        float t[kMeshWidth];
+        unsigned mask;
+#if IMPACT_WALK_AVX2
+        if constexpr (kWide8)
+          mask = static_cast<unsigned>(entry_wide8(w.planes, node, w.t_best, t));
+        else
+#endif
+          mask = static_cast<unsigned>(w.seg.entry_wide(node, w.t_best, t));
+        more = enter_children(m, node, mask, t, w.stack, w.top, w.ref, w.count) ||
                pop_item(w.stack, w.top, w.t_best, w.ref, w.count);
       } else {
         leaf(w.query, w.ref, w.count, w.t_best);
