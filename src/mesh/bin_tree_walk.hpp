@@ -479,15 +479,10 @@ bool walk_start(const MeshTree<S>& m, std::uint32_t& ref, std::uint32_t& count) 
   return true;
 }
 
-/// Walks the tree nearest bin first, calling leaf(first block, triangle count, t_best&) on every
-/// leaf whose grown box the segment enters before t_best; leaf lowers t_best on a hit. A node's
-/// boxes are tested by box_test(node, t_best, entry times) (a mask, as entry_wide's). Fixed stack:
-/// no allocation. The nearest child entered is visited next without a round trip through the
-/// stack; the others are pushed far to near, and dropped when popped behind t_best.
+/// walk_loop's walk of the subtree at (ref, count): a wide node (count 0) or a leaf.
 template <class S, class BoxTest, class Leaf>
-[[gnu::always_inline]] inline void walk_loop(const MeshTree<S>& m, S& t_best, BoxTest&& box_test, Leaf&& leaf) {
-  std::uint32_t ref = 0, count = 0;  // the current wide node (count 0) or leaf
-  if (!walk_start(m, ref, count)) return;
+[[gnu::always_inline]] inline void walk_loop_from(const MeshTree<S>& m, std::uint32_t ref, std::uint32_t count, S& t_best,
+                                                  BoxTest&& box_test, Leaf&& leaf) {
   WalkItem stack[kWalkStack];
   int top = 0;
   for (;;) {
@@ -508,6 +503,17 @@ template <class S, class BoxTest, class Leaf>
     }
     if (!pop_item(stack, top, t_best, ref, count)) return;
   }
+}
+
+/// Walks the tree nearest bin first, calling leaf(first block, triangle count, t_best&) on every
+/// leaf whose grown box the segment enters before t_best; leaf lowers t_best on a hit. A node's
+/// boxes are tested by box_test(node, t_best, entry times) (a mask, as entry_wide's). Fixed stack:
+/// no allocation. The nearest child entered is visited next without a round trip through the
+/// stack; the others are pushed far to near, and dropped when popped behind t_best.
+template <class S, class BoxTest, class Leaf>
+[[gnu::always_inline]] inline void walk_loop(const MeshTree<S>& m, S& t_best, BoxTest&& box_test, Leaf&& leaf) {
+  std::uint32_t ref = 0, count = 0;
+  if (walk_start(m, ref, count)) walk_loop_from(m, ref, count, t_best, box_test, leaf);
 }
 
 /// walk_loop with Segment3's box test; kWide8: eight boxes at a time (entry_wide8 on the
