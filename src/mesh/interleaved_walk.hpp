@@ -20,7 +20,7 @@
 namespace impact::mesh_detail {
 
 /// A member that holds nothing (a walk's planes where the box test reads its Segment3).
-struct Empty {};
+struct NoPlanes {};
 
 /// How many walks are interleaved on one thread: enough to keep several reads in flight (a core
 /// tracks 10–16 outstanding misses), few enough that their stacks' tops and segments stay in L1.
@@ -36,9 +36,9 @@ inline constexpr int kInterleavedWalks = 8;
 template <bool kWide8, class S, class Start, class Leaf, class Finish>
 void walk_leaves_interleaved_with(const MeshTree<S>& m, std::size_t n, Start& start, Leaf& leaf, Finish& finish) {
 #if IMPACT_WALK_AVX2
-  using Planes = std::conditional_t<kWide8, Planes8, Empty>;
+  using Planes = std::conditional_t<kWide8, Planes8, NoPlanes>;
 #else
-  using Planes = Empty;
+  using Planes = NoPlanes;
 #endif
   struct Walk {
     std::size_t query = 0;
