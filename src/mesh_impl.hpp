@@ -349,8 +349,7 @@ void search_one(const TriangleMesh<S>& mesh, const Ray<S>& ray, const MeshRayOpt
       if (ray_triangle(q.wr, tri, opt.back_faces, tb, lambda)) q.take(lambda, tri.index, nullptr, 0, tb);
     });
   } else {
-    const Segment3<S> seg(ray.origin, ray.direction, Vec3<S>::Zero(), Vec3<S>::Zero());
-    walk_leaves(m, seg, t_best, [&](std::uint32_t first, std::uint32_t count, S& tb) { q.leaf(m, first, count, tb); });
+    walk_ray(m, ray.origin, ray.direction, t_best, [&](std::uint32_t first, std::uint32_t count, S& tb) { q.leaf(m, first, count, tb); });
   }
 }
 
