@@ -494,9 +494,10 @@ template <class S>
 
 /// Where a walk starts: false for an empty tree; else (ref, count) is the root wide node (count 0)
 /// or, for a tree of one leaf, that leaf. The root's own box is not tested: the first step tests
-/// its children's boxes, which a segment missing the root's misses too, and a leaf visited for
-/// nothing finds no crossing (a segment that misses every box crosses no triangle). Testing it
-/// cost a scalar slab test (about 46 instructions, an unpredictable branch) on every ray.
+/// its children's boxes, and a leaf the root's test would have culled holds no crossing anyway
+/// (every box is conservative: a segment that crosses a triangle enters each box around it), so
+/// the answers are the same. Testing it cost a scalar slab test (about 46 instructions and an
+/// unpredictable branch) on every ray.
 template <class S>
 bool walk_start(const MeshTree<S>& m, std::uint32_t& ref, std::uint32_t& count) {
   if (m.nodes.empty()) return false;
