@@ -489,7 +489,6 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
     // ray of another sign group starts the next packet.
     for (std::size_t k = 0; k < searched;) {
       p.n = 0;
-      PacketMask active = 0;
 #if IMPACT_PACKET_AVX512
       if constexpr (std::is_same_v<S, float>) {
         if (packet_lanes() == 16) {
@@ -502,7 +501,7 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
             dirs[0][nr] = d[0], dirs[1][nr] = d[1], dirs[2][nr] = d[2];
           }
           for (int r = nr; r < kPacketRays; ++r) dirs[0][r] = dirs[0][nr - 1], dirs[1][r] = dirs[1][nr - 1], dirs[2][r] = dirs[2][nr - 1];
-          active = set_up_packet16(rays[at[0]].origin, dirs[0], dirs[1], dirs[2], nr, opt.max_lambda, m.nodes[0], p, frames);
+          set_up_packet16(rays[at[0]].origin, dirs[0], dirs[1], dirs[2], nr, opt.max_lambda, p, frames);
           const Vec3<double> origin = rays[at[0]].origin.template cast<double>();
           for (int r = 0; r < nr; ++r) {
             frames.set(r, origin, rays[at[r]].direction, q[r].wr);  // in place: no RayQuery built and copied
@@ -522,13 +521,14 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
           at[r] = i;
           q[r] = RayQuery<S>(rays[i], opt.back_faces);
           t_best[r] = opt.max_lambda;
-          if (seg.entry(m.nodes[0], t_best[r]) <= t_best[r]) active |= PacketMask(1) << r;
           p.add(seg, t_best[r]);
         }
         p.close();
       }
-      if (active != 0)
-        walk_packet(m, p, active, t_best, [&](auto ops, PacketMask leaf_rays, std::uint32_t first, std::uint32_t count_) {
+      // Every ray walks from the root (whose own box is not tested: the first step's tests of its
+      // children's boxes subsume it, as walk_start's note says for a single ray).
+      const PacketMask all = p.n >= kPacketRays ? ~PacketMask(0) : (PacketMask(1) << p.n) - 1;
+      walk_packet(m, p, all, t_best, [&](auto ops, PacketMask leaf_rays, std::uint32_t first, std::uint32_t count_) {
           RayQuery<S>::leaf_rays(ops, m, first, count_, leaf_rays, q, t_best);
         });
       for (int r = 0; r < p.n; ++r) out.put(at[r], m, q[r], rays[at[r]], t_best[r]);

@@ -28,7 +28,7 @@ namespace impact::mesh_detail {
 template <class S>
 constexpr S box_slack = S(16) * std::numeric_limits<S>::epsilon();
 
-/// Widening of the far parameter of the slab test (dimensionless, 1 + 8 ulps): see Segment3::entry.
+/// Widening of the far parameter of the slab test (dimensionless, 1 + 8 ulps): see Segment3::entry_wide.
 template <class S>
 constexpr S slab_widen = S(1) + S(8) * std::numeric_limits<S>::epsilon();
 

@@ -132,10 +132,10 @@ float round_up_to_float(S t) {
 }
 
 #if defined(__SSE4_1__)
-/// A float segment's slab parameters (Segment3's inv, o_near, o_far per axis) on SSE lanes x, y,
-/// z (the fourth a copy of x, so that maxima over the lanes are the maxima over x, y, z), and the
+/// A float segment's slab parameters (Segment3's reciprocal direction and shifted origins per
+/// axis) on SSE lanes x, y, z (the fourth a copy of x, so that maxima over the lanes are the maxima over x, y, z), and the
 /// axes whose near plane is the box's max (bit k). The same IEEE operations on the same operands
-/// as Segment3's scalar code, the choices made by blends instead of branches (a random
+/// as Segment3's portable code, the choices made by blends instead of branches (a random
 /// direction's signs mispredicted about one branch a ray, 2026-12-06).
 struct SlabLanes4 {
   __m128 inv, near, far;
@@ -161,18 +161,18 @@ inline SlabLanes4 slab_lanes4(const Vec3<float>& o, const Vec3<float>& d, const 
 }
 #endif
 
-/// A segment origin + t·dir, t ∈ [0, t_max], against boxes grown by (grow_lo, grow_hi): the slab
-/// test (Kay and Kajiya), branch-free. Per axis the near and far planes are chosen once per
-/// segment from the sign of dir, and the growth is folded into the origin. Components of dir
-/// that are zero get a huge finite reciprocal instead of infinity, so 0·∞ never makes a NaN.
+/// A segment origin + t·dir, t ∈ [0, t_max], against the wide nodes' float boxes grown by
+/// (grow_lo, grow_hi): the slab test (Kay and Kajiya), branch-free. Per axis the near and far
+/// planes are chosen once per segment from the sign of dir, and the growth is folded into the
+/// origin. Components of dir that are zero get a huge finite reciprocal instead of infinity, so
+/// 0·∞ never makes a NaN. A walk's test reads only these float lanes (a double segment's too);
+/// the root's own box is never tested (walk_start).
 template <class S>
 struct Segment3 {
-  S inv[3];
-  S o_near[3], o_far[3];  // origin shifted by the growth of the near / far plane
-  int near_hi[3];         // 1 when the near plane of the axis is the box's max (dir < 0)
-  // The same per axis for the wide nodes' float boxes: in float, splatted to four lanes (for a
-  // double segment: grown by float ulps of the query's magnitudes, like a float segment), and the
-  // byte offsets in a MeshWideNode of the near and far planes' coordinates.
+  // Per axis, in float, splatted to four lanes (for a double segment: grown by float ulps of the
+  // query's magnitudes, like a float segment): the reciprocal direction, the origin shifted by
+  // the near and by the far plane's growth; and the byte offsets in a MeshWideNode of the near
+  // and far planes' coordinates (the boxes' max is the near plane where dir < 0).
   Lanes4<float> l_inv[3], l_near[3], l_far[3];
   std::uint32_t near_at[3], far_at[3];
   Segment3() = default;  ///< Unset (a walk's slot before its first query).
@@ -192,15 +192,14 @@ struct Segment3 {
     const Vec3<S> glo = glo_in.array() + slack, ghi = ghi_in.array() + slack;
     for (int i = 0; i < 3; ++i) {
       const S big = std::numeric_limits<S>::max();
-      inv[i] = std::abs(d[i]) > std::numeric_limits<S>::min() * S(4) ? S(1) / d[i] : std::copysign(big, d[i]);
-      near_hi[i] = inv[i] < S(0);
-      // near plane lo − glo (dir ≥ 0) or hi + ghi (dir < 0); far plane the other one.
-      o_near[i] = near_hi[i] ? o[i] - ghi[i] : o[i] + glo[i];
-      o_far[i] = near_hi[i] ? o[i] + glo[i] : o[i] - ghi[i];
+      const S inv = std::abs(d[i]) > std::numeric_limits<S>::min() * S(4) ? S(1) / d[i] : std::copysign(big, d[i]);
+      const bool near_hi = inv < S(0);
       if constexpr (std::is_same_v<S, float>) {
-        l_inv[i] = Lanes4<float>::splat(inv[i]);
-        l_near[i] = Lanes4<float>::splat(o_near[i]);
-        l_far[i] = Lanes4<float>::splat(o_far[i]);
+        // near plane lo − glo (dir ≥ 0) or hi + ghi (dir < 0), folded into the origin; far plane
+        // the other one.
+        l_inv[i] = Lanes4<float>::splat(inv);
+        l_near[i] = Lanes4<float>::splat(near_hi ? o[i] - ghi[i] : o[i] + glo[i]);
+        l_far[i] = Lanes4<float>::splat(near_hi ? o[i] + glo[i] : o[i] - ghi[i]);
       } else {
         // A direction component too small for a float reciprocal moves the segment by less than
         // 4 FLT_MIN · max_magnitude along its axis: added to the slack, it is parallel there.
@@ -210,20 +209,16 @@ struct Segment3 {
         const float inv_f = std::abs(d[i]) > 4.0 * fmin ? static_cast<float>(1.0 / d[i])
                                                         : std::copysign(std::numeric_limits<float>::max(), float(d[i]));
         l_inv[i] = Lanes4<float>::splat(inv_f);
-        l_near[i] = Lanes4<float>::splat(static_cast<float>(near_hi[i] ? o[i] - hi_f : o[i] + lo_f));
-        l_far[i] = Lanes4<float>::splat(static_cast<float>(near_hi[i] ? o[i] + lo_f : o[i] - hi_f));
+        l_near[i] = Lanes4<float>::splat(static_cast<float>(near_hi ? o[i] - hi_f : o[i] + lo_f));
+        l_far[i] = Lanes4<float>::splat(static_cast<float>(near_hi ? o[i] + lo_f : o[i] - hi_f));
       }
-      plane_offsets<S>(i, near_hi[i] != 0, near_at[i], far_at[i]);
+      plane_offsets<S>(i, near_hi, near_at[i], far_at[i]);
     }
   }
 #if defined(__SSE4_1__)
   /// The constructor's float case (slab_lanes4), spread to the members.
   void set_float4(const Vec3<float>& o, const Vec3<float>& d, const Vec3<float>& glo_in, const Vec3<float>& ghi_in) {
     const SlabLanes4 s = slab_lanes4(o, d, glo_in, ghi_in);
-    alignas(16) float a_inv[4], a_near[4], a_far[4];
-    _mm_store_ps(a_inv, s.inv);
-    _mm_store_ps(a_near, s.near);
-    _mm_store_ps(a_far, s.far);
     l_inv[0].v = _mm_shuffle_ps(s.inv, s.inv, _MM_SHUFFLE(0, 0, 0, 0));
     l_inv[1].v = _mm_shuffle_ps(s.inv, s.inv, _MM_SHUFFLE(1, 1, 1, 1));
     l_inv[2].v = _mm_shuffle_ps(s.inv, s.inv, _MM_SHUFFLE(2, 2, 2, 2));
@@ -233,32 +228,14 @@ struct Segment3 {
     l_far[0].v = _mm_shuffle_ps(s.far, s.far, _MM_SHUFFLE(0, 0, 0, 0));
     l_far[1].v = _mm_shuffle_ps(s.far, s.far, _MM_SHUFFLE(1, 1, 1, 1));
     l_far[2].v = _mm_shuffle_ps(s.far, s.far, _MM_SHUFFLE(2, 2, 2, 2));
-    for (int i = 0; i < 3; ++i) {
-      inv[i] = a_inv[i];
-      o_near[i] = a_near[i];
-      o_far[i] = a_far[i];
-      near_hi[i] = s.negs >> i & 1;
-      plane_offsets<float>(i, near_hi[i] != 0, near_at[i], far_at[i]);
-    }
+    for (int i = 0; i < 3; ++i) plane_offsets<float>(i, (s.negs >> i & 1) != 0, near_at[i], far_at[i]);
   }
 #endif
-  /// Entry parameter of the segment into the node's grown box, or +inf when it misses.
-  S entry(const MeshNode<S>& n, S t_max) const {
-    const Vec3<S>* b[2] = {&n.lo, &n.hi};
-    S t0 = S(0), t1 = t_max;
-    for (int i = 0; i < 3; ++i) {
-      const S a = ((*b[near_hi[i]])[i] - o_near[i]) * inv[i];
-      const S c = ((*b[1 - near_hi[i]])[i] - o_far[i]) * inv[i];
-      t0 = std::max(t0, a);
-      t1 = std::min(t1, c);
-    }
-    // Robust slab test (Ize 2013): each t has a relative error of about 3 ulps (a subtraction,
-    // a reciprocal, a product), so the far bound is widened by more than twice that.
-    return t0 <= t1 * slab_widen<S> ? t0 : std::numeric_limits<S>::infinity();
-  }
-  /// The same for the boxes of a wide node, four at a time: the entry parameters go to `out` and
-  /// the result has bit i set when slot i is entered before t_max (empty slots, whose boxes are
-  /// inverted infinite ones, never are).
+  /// The entry parameters of the segment into the boxes of a wide node, four at a time, go to
+  /// `out`; the result has bit i set when slot i is entered before t_max (empty slots, whose boxes
+  /// are inverted infinite ones, never are). Robust slab test (Ize 2013): each t has a relative
+  /// error of about 3 ulps (a subtraction, a reciprocal, a product), so the far bound is widened
+  /// by more than twice that (slab_widen).
   int entry_wide(const MeshWideNode<S>& n, S t_max, float out[kMeshWidth]) const {
     using L = Lanes4<float>;
     const float tm = round_up_to_float(t_max);
@@ -544,16 +521,31 @@ template <class S, class BoxTest, class Leaf>
   if (walk_start(m, ref, count)) walk_loop_from(m, ref, count, t_best, box_test, leaf);
 }
 
-/// walk_loop with Segment3's box test; kWide8: eight boxes at a time (entry_wide8 on the
-/// segment's planes splatted once, in a function compiled for AVX2).
+#if IMPACT_WALK_AVX2
+/// walk_loop_from eight boxes a step: entry_wide8 on the planes p, which the caller made once for
+/// the walk (a local: see Planes8). Every eight-box walk goes through here: the single walk of a
+/// segment or a ray, and a packet's ray walking a subtree alone (PacketLanes16::walk_single).
+/// Inlined into its callers, which are compiled for AVX2 or wider (flatten).
+template <class S, class Leaf>
+IMPACT_TARGET_AVX2 inline void walk_planes8(const MeshTree<S>& m, const Planes8& p, std::uint32_t ref, std::uint32_t count,
+                                            S& t_best, Leaf&& leaf) {
+  walk_loop_from(
+      m, ref, count, t_best, [&p](const MeshWideNode<S>& w, S tb, float* t) { return entry_wide8(p, w, tb, t); }, leaf);
+}
+/// walk_planes8 from the root (walk_start).
+template <class S, class Leaf>
+IMPACT_TARGET_AVX2 inline void walk_planes8(const MeshTree<S>& m, const Planes8& p, S& t_best, Leaf&& leaf) {
+  std::uint32_t ref = 0, count = 0;
+  if (walk_start(m, ref, count)) walk_planes8(m, p, ref, count, t_best, leaf);
+}
+#endif
+
+/// walk_loop with Segment3's box test; kWide8: eight boxes at a time (walk_planes8 on the
+/// segment's planes, in a function compiled for AVX2).
 template <bool kWide8, class S, class Leaf>
 void walk_leaves_with(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, Leaf&& leaf) {
 #if IMPACT_WALK_AVX2
-  if constexpr (kWide8) {
-    const Planes8 p = planes8(seg);
-    return walk_loop(
-        m, t_best, [&p](const MeshWideNode<S>& w, S tb, float* t) { return entry_wide8(p, w, tb, t); }, leaf);
-  }
+  if constexpr (kWide8) return walk_planes8(m, planes8(seg), t_best, leaf);
 #endif
   walk_loop(
       m, t_best, [&seg](const MeshWideNode<S>& w, S tb, float* t) { return seg.entry_wide(w, tb, t); }, leaf);
@@ -585,9 +577,7 @@ void walk_leaves(const MeshTree<S>& m, const Segment3<S>& seg, S& t_best, Leaf&&
 template <class Leaf>
 IMPACT_TARGET_AVX2 __attribute__((flatten)) void walk_ray_avx2(const MeshTree<float>& m, const Vec3<float>& o,
                                                               const Vec3<float>& d, float& t_best, Leaf& leaf) {
-  const Planes8 p = planes8(slab_lanes4(o, d, Vec3<float>::Zero(), Vec3<float>::Zero()));
-  walk_loop(
-      m, t_best, [&p](const MeshWideNode<float>& w, float tb, float* t) { return entry_wide8(p, w, tb, t); }, leaf);
+  walk_planes8(m, planes8(slab_lanes4(o, d, Vec3<float>::Zero(), Vec3<float>::Zero())), t_best, leaf);
 }
 #endif
 

@@ -57,12 +57,10 @@ IMPACT_TARGET_AVX512 inline __m512 by_axis(__mmask16 z0, __mmask16 z1, const __m
 /// Sets up rays 0…n−1 (0 < n ≤ kPacketRays) of one origin `o` with directions (dx[i], dy[i],
 /// dz[i]), all of one sign group (the same std::signbit per axis), and best time `t_max`:
 /// packet `p` gets what RayPacket::add(Segment3(o, d, 0, 0), t_max) stores for each (p.n = n, not
-/// yet closed), `f` their WatertightRay frames. Returns the rays whose Segment3::entry into
-/// `root`'s box is at most t_max (the walk's start). The arrays hold kPacketRays values each
-/// (lanes from n on are set up too, from whatever they hold, and not returned).
-IMPACT_TARGET_AVX512 inline PacketMask set_up_packet16(const Vec3<float>& o, const float* dx, const float* dy, const float* dz,
-                                                       int n, float t_max, const MeshNode<float>& root, RayPacket& p,
-                                                       PacketFrames& f) {
+/// yet closed), `f` their WatertightRay frames. The arrays hold kPacketRays values each (lanes
+/// from n on are set up too, from whatever they hold).
+IMPACT_TARGET_AVX512 inline void set_up_packet16(const Vec3<float>& o, const float* dx, const float* dy, const float* dz, int n,
+                                                 float t_max, RayPacket& p, PacketFrames& f) {
   using namespace packet_setup_detail;
   static_assert(kPacketRays % 16 == 0);
   constexpr float kSlack = 16.0f * std::numeric_limits<float>::epsilon();  // Segment3's S(16)·ε
@@ -74,7 +72,6 @@ IMPACT_TARGET_AVX512 inline PacketMask set_up_packet16(const Vec3<float>& o, con
   // max |o_i|, as Eigen's cwiseAbs().maxCoeff() (the maximum of non-NaN values, in any order).
   const float oa = std::max(std::max(std::abs(o[0]), std::abs(o[1])), std::abs(o[2]));
   const float tm = round_up_to_float(t_max);
-  PacketMask active = 0;
   for (int g = 0; g < kPacketRays; g += 16) {
     const __m512 d3[3] = {_mm512_load_ps(dx + g), _mm512_load_ps(dy + g), _mm512_load_ps(dz + g)};
     // Segment3: mag = max(max|o|, max|o + d|) (+ the growth's 0), slack = 16ε·mag.
@@ -82,7 +79,6 @@ IMPACT_TARGET_AVX512 inline PacketMask set_up_packet16(const Vec3<float>& o, con
     mb = PacketLanes16::max(mb, abs16(_mm512_add_ps(o3[1], d3[1])));
     mb = PacketLanes16::max(mb, abs16(_mm512_add_ps(o3[2], d3[2])));
     const __m512 slack = _mm512_mul_ps(_mm512_set1_ps(kSlack), PacketLanes16::max(_mm512_set1_ps(oa), mb));
-    __m512 t0 = zero, t1 = _mm512_set1_ps(t_max);
     for (int k = 0; k < 3; ++k) {
       // inv = 1/d where |d| > 4·FLT_MIN, else ±FLT_MAX by d's sign.
       const __mmask16 wide = _mm512_cmp_ps_mask(abs16(d3[k]), _mm512_set1_ps(kTiny), _CMP_GT_OQ);
@@ -94,15 +90,7 @@ IMPACT_TARGET_AVX512 inline PacketMask set_up_packet16(const Vec3<float>& o, con
       _mm512_store_ps(p.inv[k] + g, inv);
       _mm512_store_ps(p.near_o[k] + g, o_near);
       _mm512_store_ps(p.far_o[k] + g, o_far);
-      // Segment3::entry on the root's box (no NaN: every operand is finite).
-      const __m512 b_near = pick(near_hi, _mm512_set1_ps(root.hi[k]), _mm512_set1_ps(root.lo[k]));
-      const __m512 b_far = pick(near_hi, _mm512_set1_ps(root.lo[k]), _mm512_set1_ps(root.hi[k]));
-      t0 = PacketLanes16::max(t0, _mm512_mul_ps(_mm512_sub_ps(b_near, o_near), inv));
-      t1 = PacketLanes16::min(t1, _mm512_mul_ps(_mm512_sub_ps(b_far, o_far), inv));
     }
-    const __mmask16 enter = _mm512_cmp_ps_mask(t0, _mm512_mul_ps(t1, _mm512_set1_ps(slab_widen<float>)), _CMP_LE_OQ) &
-                            _mm512_cmp_ps_mask(t0, _mm512_set1_ps(t_max), _CMP_LE_OQ);
-    active |= PacketMask(enter) << g;
     _mm512_store_ps(p.tm + g, _mm512_set1_ps(tm));
     // WatertightRay: kz the axis of largest |d| (x before y before z on ties), kx and ky the next
     // two, swapped when d[kz] < 0.
@@ -137,7 +125,6 @@ IMPACT_TARGET_AVX512 inline PacketMask set_up_packet16(const Vec3<float>& o, con
   // The packet's near and far planes from its sign group (Segment3's near_at, far_at).
   for (int k = 0; k < 3; ++k) plane_offsets<float>(k, p.inv[k][0] < 0.0f, p.near_at[k], p.far_at[k]);
   p.n = n;
-  return active & (n >= kPacketRays ? ~PacketMask(0) : (PacketMask(1) << n) - 1);
 }
 #endif
 

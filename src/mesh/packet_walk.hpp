@@ -165,6 +165,22 @@ struct RayPacket {
     return keep & mask;
   }
 
+#if IMPACT_WALK_AVX2
+  /// Ray r's planes on eight lanes (its lanes of inv, near_o, far_o splatted): what planes8 gives
+  /// for that ray's Segment3.
+  IMPACT_TARGET_AVX2 Planes8 planes8(int r) const {
+    Planes8 pl;
+    for (int k = 0; k < 3; ++k) {
+      pl.inv[k] = _mm256_set1_ps(inv[k][r]);
+      pl.near[k] = _mm256_set1_ps(near_o[k][r]);
+      pl.far[k] = _mm256_set1_ps(far_o[k][r]);
+      pl.near_at[k] = near_at[k];
+      pl.far_at[k] = far_at[k];
+    }
+    return pl;
+  }
+#endif
+
   /// Step 1 for the eight boxes of a wide node: bit i set when some ray of the packet may enter
   /// slot i (every ray's entry_wide leaves it clear otherwise); t_lo[i] ≤ every ray's entry.
   template <class S>
@@ -250,17 +266,7 @@ struct PacketLanes16 {
   template <class S, class Leaf>
   IMPACT_TARGET_AVX512 static void walk_single(const MeshTree<S>& m, const RayPacket& p, int r, std::uint32_t ref, S& t_best,
                                                Leaf&& leaf) {
-    Planes8 pl;
-    for (int k = 0; k < 3; ++k) {
-      pl.inv[k] = _mm256_set1_ps(p.inv[k][r]);
-      pl.near[k] = _mm256_set1_ps(p.near_o[k][r]);
-      pl.far[k] = _mm256_set1_ps(p.far_o[k][r]);
-      pl.near_at[k] = p.near_at[k];
-      pl.far_at[k] = p.far_at[k];
-    }
-    walk_loop_from(
-        m, ref, 0u, t_best, [&pl](const MeshWideNode<S>& w, S tb, float* t) { return entry_wide8(pl, w, tb, t); },
-        [&leaf](std::uint32_t first, std::uint32_t count, S&) { leaf(first, count); });
+    walk_planes8(m, p.planes8(r), ref, 0u, t_best, [&leaf](std::uint32_t first, std::uint32_t count, S&) { leaf(first, count); });
   }
   // max and min as masked operations with every lane kept: GCC 12's plain _mm512_max_ps passes an
   // undefined register through, which its -Wuninitialized reports (GCC bug 105593).
@@ -390,8 +396,8 @@ struct PacketItem {
   PacketMask rays;
 };
 
-/// Walks the tree with the packet's rays of `active` (each already inside the root's box before
-/// its best time t_best[r]), calling leaf(Ops{}, rays, first block, count) for each leaf it
+/// Walks the tree with the packet's rays of `active` from the root (its own box not tested, as
+/// walk_start's), calling leaf(Ops{}, rays, first block, count) for each leaf it
 /// reaches with the rays that reach it; leaf lowers t_best[r] of a ray r that hits (and may take
 /// its triangle tests Ops::lanes wide). The root is a wide node (the caller handles a tree
 /// of one leaf). Fixed stack: no allocation.
