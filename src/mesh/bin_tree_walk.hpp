@@ -406,10 +406,48 @@ struct WalkItem {
 /// at most kMeshMaxDepth deep.
 inline constexpr int kWalkStack = (kMeshWidth - 1) * kMeshMaxDepth + 8;
 
+#if IMPACT_WALK_AVX2
+/// One layer of a sorting network on eight lanes: lane i meets lane partner[i] and keeps the
+/// greater of the two where bit i of kMax is set, else the smaller.
+template <int kMax>
+IMPACT_TARGET_AVX2 inline __m256i sort_layer(__m256i v, __m256i partner) {
+  const __m256i q = _mm256_permutevar8x32_epi32(v, partner);
+  return _mm256_blend_epi32(_mm256_min_epu32(v, q), _mm256_max_epu32(v, q), kMax);
+}
+
+/// The slots of `mask` far to near by t, in out[0 … popcount(mask)), without a branch: keys (t's
+/// bits without the sign and the last three bits, then the slot) sorted by a bitonic network on
+/// eight AVX2 lanes, complemented so that the slots not in the mask (key 0) come last. Times
+/// within 8 ulps of each other may come in either order (immaterial: every item popped before
+/// t_best is visited). Replaced the insertion sort of three or more children (2026-12-06):
+/// terrain_1m random batch under callgrind's branch simulation 82.3k → 75.7k mispredicted
+/// branches for 4,096 rays, instructions 8.42M → 8.37M.
+IMPACT_TARGET_AVX2 inline void far_to_near8(unsigned mask, const float t[kMeshWidth], int out[kMeshWidth]) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i bits = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(t)), _mm256_set1_epi32(0x7ffffff8));
+  const __m256i entered = _mm256_cmpgt_epi32(
+      _mm256_and_si256(_mm256_set1_epi32(static_cast<int>(mask)), _mm256_sllv_epi32(_mm256_set1_epi32(1), lane)), _mm256_setzero_si256());
+  // Descending keys as an ascending sort of their complements; the slots not entered 0, first.
+  __m256i v = _mm256_and_si256(entered, _mm256_xor_si256(_mm256_or_si256(bits, lane), _mm256_set1_epi32(-1)));
+  v = sort_layer<0b01101001>(v, _mm256_setr_epi32(1, 0, 3, 2, 5, 4, 7, 6));  // (01)↑ (23)↓ (45)↑ (67)↓
+  v = sort_layer<0b00111100>(v, _mm256_setr_epi32(2, 3, 0, 1, 6, 7, 4, 5));  // (02)(13)↑ (46)(57)↓
+  v = sort_layer<0b01011010>(v, _mm256_setr_epi32(1, 0, 3, 2, 5, 4, 7, 6));  // (01)(23)↑ (45)(67)↓
+  v = sort_layer<0b11110000>(v, _mm256_setr_epi32(4, 5, 6, 7, 0, 1, 2, 3));  // (04)(15)(26)(37)↑
+  v = sort_layer<0b11001100>(v, _mm256_setr_epi32(2, 3, 0, 1, 6, 7, 4, 5));  // (02)(13)(46)(57)↑
+  v = sort_layer<0b10101010>(v, _mm256_setr_epi32(1, 0, 3, 2, 5, 4, 7, 6));  // (01)(23)(45)(67)↑
+  // The entered slots, far to near, in the last popcount(mask) lanes: rotated to the front.
+  const int n = std::popcount(mask);
+  const __m256i slots = _mm256_xor_si256(_mm256_and_si256(v, _mm256_set1_epi32(7)), _mm256_set1_epi32(7));
+  const __m256i from = _mm256_and_si256(_mm256_add_epi32(lane, _mm256_set1_epi32(8 - n)), _mm256_set1_epi32(7));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permutevar8x32_epi32(slots, from));
+}
+#endif
+
 /// One wide node of a walk whose box test gave `mask` (bit i: child i entered before t_best) and
 /// the entry times t: of those children, the nearest becomes (ref, count), the others are pushed
-/// far to near (and prefetched). False when it enters none.
-template <class S>
+/// far to near (and prefetched). False when it enters none. kAvx2: three or more children ordered
+/// by far_to_near8 (the caller compiled for AVX2), else by insertion.
+template <class S, bool kAvx2 = false>
 [[gnu::always_inline]] inline bool enter_children(const MeshTree<S>& m, const MeshWideNode<S>& w, unsigned mask,
                                                   const float t[kMeshWidth], WalkItem* stack, int& top, std::uint32_t& ref,
                                                   std::uint32_t& count) {
@@ -431,10 +469,17 @@ template <class S>
     count = w.count[near];
     return true;
   }
-  // More: sorted far to near by insertion, all but the nearest pushed.
+  // More: sorted far to near, all but the nearest pushed.
   int order[kMeshWidth] = {i0, i1};  // far to near
-  if (t[i0] < t[i1]) std::swap(order[0], order[1]);
   int n = 2;
+#if IMPACT_WALK_AVX2
+  if constexpr (kAvx2) {
+    n += std::popcount(mask);
+    far_to_near8(mask | 1u << i0 | 1u << i1, t, order);
+    mask = 0;
+  }
+#endif
+  if (n == 2 && t[i0] < t[i1]) std::swap(order[0], order[1]);
   while (mask != 0) {
     const int i = std::countr_zero(mask);
     mask &= mask - 1;
@@ -485,7 +530,7 @@ bool walk_start(const MeshTree<S>& m, std::uint32_t& ref, std::uint32_t& count) 
 }
 
 /// walk_loop's walk of the subtree at (ref, count): a wide node (count 0) or a leaf.
-template <class S, class BoxTest, class Leaf>
+template <bool kAvx2 = false, class S, class BoxTest, class Leaf>
 [[gnu::always_inline]] inline void walk_loop_from(const MeshTree<S>& m, std::uint32_t ref, std::uint32_t count, S& t_best,
                                                   BoxTest&& box_test, Leaf&& leaf) {
   WalkItem stack[kWalkStack];
@@ -499,7 +544,7 @@ template <class S, class BoxTest, class Leaf>
       const MeshWideNode<S>& w = m.wide[ref];
       float t[kMeshWidth];
       const auto mask = static_cast<unsigned>(box_test(w, t_best, t));
-      if (enter_children(m, w, mask, t, stack, top, ref, count)) {
+      if (enter_children<S, kAvx2>(m, w, mask, t, stack, top, ref, count)) {
         prefetch_item(m, ref, count);
         continue;
       }
@@ -529,7 +574,7 @@ template <class S, class BoxTest, class Leaf>
 template <class S, class Leaf>
 IMPACT_TARGET_AVX2 inline void walk_planes8(const MeshTree<S>& m, const Planes8& p, std::uint32_t ref, std::uint32_t count,
                                             S& t_best, Leaf&& leaf) {
-  walk_loop_from(
+  walk_loop_from<true>(
       m, ref, count, t_best, [&p](const MeshWideNode<S>& w, S tb, float* t) { return entry_wide8(p, w, tb, t); }, leaf);
 }
 /// walk_planes8 from the root (walk_start).

@@ -88,7 +88,7 @@ void walk_leaves_interleaved_with(const MeshTree<S>& m, std::size_t n, Start& st
         else
 #endif
           mask = static_cast<unsigned>(w.seg.entry_wide(node, w.t_best, t));
-        more = enter_children(m, node, mask, t, w.stack, w.top, w.ref, w.count) ||
+        more = enter_children<S, kWide8>(m, node, mask, t, w.stack, w.top, w.ref, w.count) ||
                pop_item(w.stack, w.top, w.t_best, w.ref, w.count);
       } else {
         leaf(w.query, w.ref, w.count, w.t_best);
