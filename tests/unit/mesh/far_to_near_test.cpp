@@ -1,25 +1,23 @@
-// The branch-free ordering of a wide node's entered children (far_to_near8, src/mesh/bin_tree_walk.hpp)
-// against a plain sort: every entered slot exactly once, none other, far to near by entry time
-// (the network compares the times without their last three bits, so two times within 8 ulps may
-// come in either order, and only those). Seeded draws: every mask of eight slots, times spread
+// The branch-free ordering of a wide node's entered children (far_to_near8, src/mesh/bin_tree_walk.hpp),
+// checked pair by pair: every entered slot exactly once, none other, far to near by entry time
+// (the network compares the times without their last three bits, so two times in one block of
+// eight ulps may come in either order, and only those). Seeded draws: every mask of eight slots, times spread
 // wide, tied, within a few ulps of each other, zero and negative zero.
 #include "mesh/bin_tree_walk.hpp"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <random>
-#include <vector>
 
 namespace {
 
 using namespace impact;
 using namespace impact::mesh_detail;
 
-// Whether a is at most 8 ulps (of the larger) away from b: the network's tie band.
+// Whether a and b agree but for the last three bits of their magnitudes: the network's tie band.
 bool within_band(float a, float b) {
   const auto ia = std::bit_cast<std::uint32_t>(std::abs(a)) >> 3, ib = std::bit_cast<std::uint32_t>(std::abs(b)) >> 3;
   return ia == ib;
