@@ -368,6 +368,65 @@ MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& mesh, const Ray<S>& ray, cons
 
 namespace mesh_detail {
 
+#if IMPACT_PACKET_AVX512
+/// ray_cast_packets' first loop on sixteen float rays a step (AVX-512), for rays[0 … n) up to the
+/// last whole sixteen: key[i] their sign group (bit k: std::signbit of d[k]) where ok (the
+/// direction within ±lim on each axis and not zero, and shared_ok), else 0xffff; sign_group[i]
+/// the group either way; the directions side by side in dx, dy, dz; `searched` grows by the rays
+/// ok. Returns how many rays it did (a multiple of sixteen).
+IMPACT_TARGET_AVX512 inline std::size_t check_directions16(const Ray<float>* rays, std::size_t n, bool shared_ok, float lim,
+                                                           std::uint16_t* key, std::uint8_t* sign_group, float* dx, float* dy,
+                                                           float* dz, std::size_t& searched) {
+  static_assert(sizeof(Ray<float>) == 6 * sizeof(float));
+  const __m512i six = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(6));
+  const __m512 lim16 = _mm512_set1_ps(lim), zero = _mm512_setzero_ps();
+  const __mmask16 shared = shared_ok ? __mmask16(0xffff) : __mmask16(0);
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const float* base = rays[i].direction.data();
+    __m512 d[3];
+    __mmask16 ok = shared, nonzero = 0;
+    __m512i group = _mm512_setzero_si512();
+    for (int k = 0; k < 3; ++k) {
+      d[k] = _mm512_mask_i32gather_ps(zero, __mmask16(0xffff), _mm512_add_epi32(six, _mm512_set1_epi32(k)), base, 4);
+      ok &= _mm512_cmp_ps_mask(_mm512_abs_ps(d[k]), lim16, _CMP_LE_OQ);
+      nonzero |= _mm512_cmp_ps_mask(d[k], zero, _CMP_NEQ_UQ);
+      // std::signbit: the sign bit itself (−0 too) as bit k.
+      group = _mm512_mask_or_epi32(group, _mm512_movepi32_mask(_mm512_castps_si512(d[k])), group, _mm512_set1_epi32(1 << k));
+    }
+    ok &= nonzero;
+    _mm512_storeu_ps(dx + i, d[0]);
+    _mm512_storeu_ps(dy + i, d[1]);
+    _mm512_storeu_ps(dz + i, d[2]);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(sign_group + i), _mm512_maskz_cvtepi32_epi8(__mmask16(0xffff), group));
+    const __m512i keys = _mm512_mask_blend_epi32(ok, _mm512_set1_epi32(0xffff), group);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(key + i), _mm512_maskz_cvtepi32_epi16(__mmask16(0xffff), keys));
+    searched += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(ok)));
+  }
+  return i;
+}
+#endif
+
+/// The gnomonic coordinates of directions (dx[i], dy[i], dz[i]), i < n, in the plane across
+/// `axis` spanned by e1 and e2: u[i], v[i] = (d·e1, d·e2) / (d·axis). False (u and v then
+/// unfinished) when some direction is not within 75° of the axis. Branch-free, so that the
+/// compiler vectorises it.
+inline bool project_gnomonic(const float* dx, const float* dy, const float* dz, std::size_t n, const float* axis, const float* e1,
+                             const float* e2, float* u, float* v) {
+  const float a0 = axis[0], a1 = axis[1], a2 = axis[2];
+  int ahead_all = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float x = dx[i], y = dy[i], z = dz[i];
+    const float ahead = x * a0 + y * a1 + z * a2;
+    const float sq = x * x + y * y + z * z;
+    ahead_all &= int(ahead > 0.0f) & int(ahead * ahead > 0.0625f * sq);  // bitwise: no branch
+    const float inv = 1.0f / ahead;
+    u[i] = (x * e1[0] + y * e1[1] + z * e1[2]) * inv;
+    v[i] = (x * e2[0] + y * e2[1] + z * e2[2]) * inv;
+  }
+  return ahead_all != 0;
+}
+
 /// Rays from one origin walked as packets (packet_walk.hpp): ray i's answer is mesh_ray_cast's,
 /// bit for bit. The tree's root is a wide node.
 ///
@@ -391,35 +450,61 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
   alignas(64) float dirs[3][kPacketRays];
 #endif
   std::uint16_t key[kPackAtOnce], order[kPackAtOnce];
-  alignas(16) float u[kPackAtOnce], v[kPackAtOnce];
+  alignas(64) float u[kPackAtOnce], v[kPackAtOnce], dx[kPackAtOnce], dy[kPackAtOnce], dz[kPackAtOnce];
   std::uint8_t sign_group[kPackAtOnce];
   std::uint16_t count[8 * kMaxCells + 1];
   // The rays share their origin (to the bit) and max_lambda: those are checked once.
   const bool shared_ok = !rays.empty() && ray_origin_ok(rays[0].origin, opt);
   for (std::size_t base = 0; base < rays.size(); base += kPackAtOnce) {
     const std::size_t n = std::min(kPackAtOnce, rays.size() - base);
-    // The rays to search and their sign groups.
-    std::size_t searched = 0, first = n, last = 0;
-    for (std::size_t i = 0; i < n; ++i) {
+    // The rays to search and their sign groups, without a branch per ray (a loop the compiler
+    // vectorises): a ray is searched when its direction is within range and not zero (its origin
+    // and max_lambda, shared, are checked once); the others (key 0xffff) are answered below.
+    // Their directions, in float side by side, feed the grouping only.
+    constexpr S lim = Tolerances<S>::max_magnitude;
+    std::size_t searched = 0, from = 0;
+#if IMPACT_PACKET_AVX512
+    if constexpr (std::is_same_v<S, float>)
+      if (packet_lanes() == 16) from = check_directions16(rays.data() + base, n, shared_ok, lim, key, sign_group, dx, dy, dz, searched);
+#endif
+    for (std::size_t i = from; i < n; ++i) {
       const Vec3<S>& d = rays[base + i].direction;
-      if (Status s; !direction_searchable(shared_ok, d, s)) {
-        out.none(base + i, s);
-        key[i] = 0xffff;
-        continue;
-      }
-      key[i] = static_cast<std::uint16_t>(std::signbit(d[0]) | std::signbit(d[1]) << 1 | std::signbit(d[2]) << 2);
-      sign_group[i] = static_cast<std::uint8_t>(key[i]);
-      first = std::min(first, i);
-      last = i;
-      ++searched;
+      const bool ok = shared_ok & (std::abs(d[0]) <= lim) & (std::abs(d[1]) <= lim) & (std::abs(d[2]) <= lim) &
+                      ((d[0] != S(0)) | (d[1] != S(0)) | (d[2] != S(0)));
+      const int group = int(std::signbit(d[0])) | int(std::signbit(d[1])) << 1 | int(std::signbit(d[2])) << 2;
+      sign_group[i] = static_cast<std::uint8_t>(group);
+      key[i] = static_cast<std::uint16_t>(ok ? group : 0xffff);
+      searched += ok;
+      dx[i] = static_cast<float>(d[0]), dy[i] = static_cast<float>(d[1]), dz[i] = static_cast<float>(d[2]);
     }
-    if (searched == 0) continue;
+    if (searched == 0) {
+      for (std::size_t i = 0; i < n; ++i) {
+        Status st;
+        (void)direction_searchable(shared_ok, rays[base + i].direction, st);
+        out.none(base + i, st);
+      }
+      continue;
+    }
+    std::size_t first = 0, last = n - 1;
+    if (searched != n) {
+      // The others answered now; their directions take the first searched one's place (they are
+      // out of the grid: only its bounds and the projection's test read them).
+      while (key[first] == 0xffff) ++first;
+      while (key[last] == 0xffff) --last;
+      for (std::size_t i = 0; i < n; ++i)
+        if (key[i] == 0xffff) {
+          Status st;
+          (void)direction_searchable(shared_ok, rays[base + i].direction, st);
+          out.none(base + i, st);
+          dx[i] = dx[first], dy[i] = dy[first], dz[i] = dz[first];
+        }
+    }
     // Directions as points of the plane across a view axis (the gnomonic projection: a camera's
     // pixel grid stays a grid), the axis from the first, middle and last directions, the plane's
     // first axis along the way from the first to the last (the caller's rows); where some
     // direction is not well in front of the axis (a lidar all around), the first two
     // coordinates of d/‖d‖₁ instead. Only the grouping depends on these: any rounding will do.
-    auto unit = [&](std::size_t i) { return rays[base + i].direction.template cast<float>().normalized().eval(); };
+    auto unit = [&](std::size_t i) { return Eigen::Vector3f(dx[i], dy[i], dz[i]).normalized().eval(); };
     const Eigen::Vector3f d0 = unit(first), d1 = unit(last);
     Eigen::Vector3f axis = d0 + d1 + unit(first + (last - first) / 2);
     Eigen::Vector3f e1 = d1 - d0;
@@ -432,41 +517,16 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
     }
     const Eigen::Vector3f e2 = axis.cross(e1);
     float ulo = 1, uhi = -1, vlo = 1, vhi = -1;
-    for (int pass = 0; pass < 2; ++pass) {
-      // Every ray's coordinates, branch-free (so that the compiler vectorises the loop); the
-      // bounds over the searched rays only (the others are out of the grid, key 0xffff).
-      int ahead_all = 1;
-      if (gnomonic) {
-        for (std::size_t i = 0; i < n; ++i) {
-          const Vec3<S>& dir = rays[base + i].direction;
-          const float dx = static_cast<float>(dir[0]), dy = static_cast<float>(dir[1]), dz = static_cast<float>(dir[2]);
-          const float ahead = dx * axis[0] + dy * axis[1] + dz * axis[2];
-          const float sq = dx * dx + dy * dy + dz * dz;
-          // Within 75° of the axis (bitwise, not short-circuit: no branch in the loop).
-          ahead_all &= (int(ahead > 0.0f) & int(ahead * ahead > 0.0625f * sq)) | int(key[i] == 0xffff);
-          const float inv = 1.0f / ahead;
-          u[i] = (dx * e1[0] + dy * e1[1] + dz * e1[2]) * inv;
-          v[i] = (dx * e2[0] + dy * e2[1] + dz * e2[2]) * inv;
-        }
-      } else {
-        for (std::size_t i = 0; i < n; ++i) {
-          const Vec3<S>& dir = rays[base + i].direction;
-          const float dx = static_cast<float>(dir[0]), dy = static_cast<float>(dir[1]), dz = static_cast<float>(dir[2]);
-          const float l1 = std::abs(dx) + std::abs(dy) + std::abs(dz);
-          u[i] = dx / l1;
-          v[i] = dy / l1;
-        }
+    // Every ray's coordinates (a vectorised loop: float arrays side by side, no branch).
+    if (!gnomonic || !project_gnomonic(dx, dy, dz, n, axis.data(), e1.data(), e2.data(), u, v)) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const float l1 = std::abs(dx[i]) + std::abs(dy[i]) + std::abs(dz[i]);
+        u[i] = dx[i] / l1;
+        v[i] = dy[i] / l1;
       }
-      // The bounds over the searched rays: the others take the first one's place (they are out
-      // of the grid, key 0xffff), then four lanes at a time.
-      if (searched != n)
-        for (std::size_t i = 0; i < n; ++i)
-          if (key[i] == 0xffff) u[i] = u[first], v[i] = v[first];
-      min_max4(u, n, ulo, uhi);
-      min_max4(v, n, vlo, vhi);
-      if (!gnomonic || ahead_all) break;
-      gnomonic = false;  // some direction is not well in front of the axis (a lidar all around)
     }
+    min_max4(u, n, ulo, uhi);
+    min_max4(v, n, vlo, vhi);
     // A grid of about searched / kPacketRays cells, as square as the directions' extent allows.
     const float w = std::max(uhi - ulo, 1e-30f), h = std::max(vhi - vlo, 1e-30f);
     const double cells = std::clamp(double(searched) / kPacketRays, 1.0, double(kMaxCells));
