@@ -162,8 +162,7 @@ struct RayQuery {
   int best_lane = 0;
   RayQuery() = default;
   RayQuery(const Ray<S>& ray, BackFaces bf) : wr(ray), back_faces(bf) {}
-  RayQuery(const WatertightRay<S>& w, BackFaces bf) : wr(w), back_faces(bf) {}  ///< w: set up elsewhere (packet_setup.hpp)
-  /// A new search with the ray already in wr (set up in place: packet_setup.hpp's PacketFrames::set).
+  /// A new search, the ray's watertight set-up kept elsewhere (a packet's: PacketFrameSource).
   void start(BackFaces bf) {
     back_faces = bf;
     have = false;
@@ -184,67 +183,77 @@ struct RayQuery {
   /// A leaf of the walk: its blocks four triangles at a time (padding lanes repeat a triangle,
   /// which changes nothing).
   void leaf(const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, S& t_best) {
+    leaf_lanes(m, first, count, t_best, RayLanes<Lanes4<S>>::of(wr), [this]() -> const WatertightRay<S>& { return wr; });
+  }
+  /// The same with the ray's lanes given (`lanes`: its watertight set-up, RayLanes::of) and
+  /// ray_of() giving its WatertightRay for the rare exact decisions (block_hits).
+  template <class RayOf>
+  void leaf_lanes(const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, S& t_best, const RayLanes<Lanes4<S>>& lanes,
+                  const RayOf& ray_of) {
     for (std::uint32_t b = first, end = first + (count + 3) / 4; b < end; ++b) {
       const TriangleBlock4<S>& blk = m.blocks[b];
       S lambda[4];
       int redo;
-      const int hits = ray_block(wr, blk, back_faces, t_best, lambda, redo);
-      block_hits(blk, hits, redo, lambda, t_best);
+      const int hits = ray_block_lanes(lanes, blk, back_faces, Lanes4<S>::splat(t_best), lambda, redo);
+      block_hits(blk, hits, redo, lambda, t_best, ray_of);
     }
   }
   /// The same leaf for two queries of one frame (kx, ky, kz) at once, on the eight lanes of L8
-  /// (ray_block_lanes: a's four triangle tests in the low half, b's in the high half): each
-  /// query's answer and best time are those of its own leaf, bit for bit.
-  template <class L8>
-  static void leaf_pair(const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, RayQuery& a, S& ta, RayQuery& b, S& tb) {
-    const WatertightRay<S>&ra = a.wr, &rb = b.wr;
-    const RayLanes<L8> r{L8::pair(ra.ox, rb.ox), L8::pair(ra.oy, rb.oy), L8::pair(ra.oz, rb.oz), L8::pair(ra.sx, rb.sx),
-                         L8::pair(ra.sy, rb.sy), L8::pair(ra.sz, rb.sz), L8::pair(ra.smax, rb.smax), ra.kx, ra.ky, ra.kz};
+  /// (ray_block_lanes with r, their two set-ups side by side: a's four triangle tests in the low
+  /// half, b's in the high half): each query's answer and best time are those of its own leaf,
+  /// bit for bit.
+  template <class L8, class RayOfA, class RayOfB>
+  static void leaf_pair(const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, const RayLanes<L8>& r, RayQuery& a, S& ta,
+                        const RayOfA& ray_a, RayQuery& b, S& tb, const RayOfB& ray_b) {
     for (std::uint32_t k = first, end = first + (count + 3) / 4; k < end; ++k) {
       const TriangleBlock4<S>& blk = m.blocks[k];
       S lambda[8];
       int redo;
       const int hits = ray_block_lanes(r, blk, a.back_faces, L8::pair(ta, tb), lambda, redo);
-      a.block_hits(blk, hits & 0xf, redo & 0xf, lambda, ta);
-      b.block_hits(blk, hits >> 4, redo >> 4, lambda + 4, tb);
+      a.block_hits(blk, hits & 0xf, redo & 0xf, lambda, ta, ray_a);
+      b.block_hits(blk, hits >> 4, redo >> 4, lambda + 4, tb, ray_b);
     }
   }
-  /// A packet walk's leaf for the queries of `rays` (q[r], best time t_best[r]): each its own
-  /// leaf's answer. With the walk's lanes offering a Pair (a float mesh on the AVX-512 walk),
-  /// two queries of one frame at a time (leaf_pair), a query left without a partner alone.
-  template <class Ops, class Mask>
+  /// A packet walk's leaf for the queries of `rays` (q[r], best time t_best[r]), their watertight
+  /// set-ups read from `frames` (QueryFrames: each query's wr; PacketFrameSource: the packet's
+  /// set-up arrays): each its own leaf's answer. With the walk's lanes offering a Pair (a float
+  /// mesh on the AVX-512 walk), two queries of one frame at a time (leaf_pair), a query left
+  /// without a partner alone.
+  template <class Ops, class Mask, class Frames>
   static void leaf_rays(Ops, const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, Mask rays, RayQuery* q,
-                        S* t_best) {
+                        S* t_best, const Frames& frames) {
+    auto alone = [&](int r) { q[r].leaf_lanes(m, first, count, t_best[r], frames.lanes4(r), [&] { return frames.ray(r); }); };
     if constexpr (requires { typename Ops::Pair; } && std::is_same_v<S, float>) {
       int held = -1;  // a query waiting for a partner
       for (Mask z = rays; z != 0; z &= z - 1) {
         const int r = std::countr_zero(z);
         if (held < 0) {
           held = r;
-        } else if (q[held].same_frame(q[r])) {
-          leaf_pair<typename Ops::Pair>(m, first, count, q[held], t_best[held], q[r], t_best[r]);
+        } else if (frames.same_frame(held, r)) {
+          leaf_pair(m, first, count, frames.template pair<typename Ops::Pair>(held, r), q[held], t_best[held],
+                    [&, a = held] { return frames.ray(a); }, q[r], t_best[r], [&] { return frames.ray(r); });
           held = -1;
         } else {
-          q[held].leaf(m, first, count, t_best[held]);
+          alone(held);
           held = r;
         }
       }
-      if (held >= 0) q[held].leaf(m, first, count, t_best[held]);
+      if (held >= 0) alone(held);
     } else {
-      for (Mask z = rays; z != 0; z &= z - 1) {
-        const int r = std::countr_zero(z);
-        q[r].leaf(m, first, count, t_best[r]);
-      }
+      for (Mask z = rays; z != 0; z &= z - 1) alone(std::countr_zero(z));
     }
   }
-  /// Whether two queries share a frame (leaf_pair's condition).
-  [[nodiscard]] bool same_frame(const RayQuery& o) const { return wr.kx == o.wr.kx && wr.ky == o.wr.ky && wr.kz == o.wr.kz; }
   /// A block's answer from ray_block: the lanes `hits` crossed at lambda[lane], the lanes `redo`
-  /// decided exactly (ray_triangle), each crossing taken in lane order.
-  void block_hits(const TriangleBlock4<S>& blk, int hits, int redo, S lambda[4], S& t_best) {
-    for (unsigned z = static_cast<unsigned>(redo); z != 0; z &= z - 1) {
-      const int l = std::countr_zero(z);
-      if (ray_triangle(wr, blk.lane(l), back_faces, t_best, lambda[l])) hits |= 1 << l;
+  /// decided exactly (ray_triangle on ray_of()'s WatertightRay), each crossing taken in lane
+  /// order.
+  template <class RayOf>
+  void block_hits(const TriangleBlock4<S>& blk, int hits, int redo, S lambda[4], S& t_best, const RayOf& ray_of) {
+    if (redo != 0) [[unlikely]] {
+      const auto& w = ray_of();
+      for (unsigned z = static_cast<unsigned>(redo); z != 0; z &= z - 1) {
+        const int l = std::countr_zero(z);
+        if (ray_triangle(w, blk.lane(l), back_faces, t_best, lambda[l])) hits |= 1 << l;
+      }
     }
     for (unsigned z = static_cast<unsigned>(hits); z != 0; z &= z - 1) {
       const int l = std::countr_zero(z);
@@ -272,6 +281,47 @@ struct RayQuery {
     return n.template cast<S>();
   }
 };
+
+/// A packet's watertight set-ups as leaf_rays reads them, from each query's own WatertightRay
+/// (the set-up ray by ray).
+template <class S>
+struct QueryFrames {
+  const RayQuery<S>* q;
+  [[nodiscard]] bool same_frame(int a, int b) const {
+    return q[a].wr.kx == q[b].wr.kx && q[a].wr.ky == q[b].wr.ky && q[a].wr.kz == q[b].wr.kz;
+  }
+  template <class L8>
+  [[nodiscard]] RayLanes<L8> pair(int a, int b) const {
+    const WatertightRay<S>&ra = q[a].wr, &rb = q[b].wr;
+    return {L8::pair(ra.ox, rb.ox), L8::pair(ra.oy, rb.oy), L8::pair(ra.oz, rb.oz), L8::pair(ra.sx, rb.sx),
+            L8::pair(ra.sy, rb.sy), L8::pair(ra.sz, rb.sz), L8::pair(ra.smax, rb.smax), ra.kx, ra.ky, ra.kz};
+  }
+  [[nodiscard]] RayLanes<Lanes4<S>> lanes4(int r) const { return RayLanes<Lanes4<S>>::of(q[r].wr); }
+  [[nodiscard]] const WatertightRay<S>& ray(int r) const { return q[r].wr; }
+};
+
+#if IMPACT_PACKET_AVX512
+/// The same from the packet set-up's arrays (set_up_packet16), read in place: copying them into
+/// each query right after the set-up's sixteen-lane stores cost about 4 ns a camera ray at
+/// level_1m (each copy's loads waited on those stores). Ray r is rays[at[r]].
+struct PacketFrameSource {
+  const PacketFrames& f;
+  const Ray<float>* rays;
+  const std::size_t* at;
+  [[nodiscard]] bool same_frame(int a, int b) const { return f.kx[a] == f.kx[b] && f.ky[a] == f.ky[b] && f.kz[a] == f.kz[b]; }
+  template <class L8>
+  [[nodiscard]] RayLanes<L8> pair(int a, int b) const {
+    return {L8::pair(f.ox[a], f.ox[b]), L8::pair(f.oy[a], f.oy[b]), L8::pair(f.oz[a], f.oz[b]), L8::pair(f.sx[a], f.sx[b]),
+            L8::pair(f.sy[a], f.sy[b]), L8::pair(f.sz[a], f.sz[b]), L8::pair(f.smax[a], f.smax[b]), f.kx[a], f.ky[a], f.kz[a]};
+  }
+  [[nodiscard]] RayLanes<Lanes4<float>> lanes4(int r) const {
+    using L = Lanes4<float>;
+    return {L::splat(f.ox[r]), L::splat(f.oy[r]), L::splat(f.oz[r]), L::splat(f.sx[r]), L::splat(f.sy[r]), L::splat(f.sz[r]),
+            L::splat(f.smax[r]), f.kx[r], f.ky[r], f.kz[r]};
+  }
+  [[nodiscard]] WatertightRay<float> ray(int r) const { return f.ray(r, rays[at[r]]); }
+};
+#endif
 
 /// Whether a mesh ray with this direction needs a search, its origin and max_lambda already
 /// checked (`rest_ok`: both good; rays that share them are checked once); when not, `answer` is
@@ -549,9 +599,11 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
     // ray of another sign group starts the next packet.
     for (std::size_t k = 0; k < searched;) {
       p.n = 0;
+      [[maybe_unused]] bool set_up16 = false;  // the frames in `frames` (else in each query)
 #if IMPACT_PACKET_AVX512
       if constexpr (std::is_same_v<S, float>) {
         if (packet_lanes() == 16) {
+          set_up16 = true;
           // The rays' set-ups sixteen at a time (packet_setup.hpp), from their directions side by side.
           int nr = 0;
           for (const int group = sign_group[order[k]]; k < searched && nr < kPacketRays; ++k, ++nr) {
@@ -562,9 +614,8 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
           }
           for (int r = nr; r < kPacketRays; ++r) dirs[0][r] = dirs[0][nr - 1], dirs[1][r] = dirs[1][nr - 1], dirs[2][r] = dirs[2][nr - 1];
           set_up_packet16(rays[at[0]].origin, dirs[0], dirs[1], dirs[2], nr, opt.max_lambda, p, frames);
-          const Vec3<double> origin = rays[at[0]].origin.template cast<double>();
+          // The watertight frames stay in `frames` (PacketFrameSource reads them in place).
           for (int r = 0; r < nr; ++r) {
-            frames.set(r, origin, rays[at[r]].direction, q[r].wr);  // in place: no RayQuery built and copied
             q[r].start(opt.back_faces);
             t_best[r] = opt.max_lambda;
           }
@@ -589,7 +640,14 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
       // children's boxes subsume it, as walk_start's note says for a single ray).
       const PacketMask all = p.n >= kPacketRays ? ~PacketMask(0) : (PacketMask(1) << p.n) - 1;
       walk_packet(m, p, all, t_best, [&](auto ops, PacketMask leaf_rays, std::uint32_t first, std::uint32_t count_) {
-          RayQuery<S>::leaf_rays(ops, m, first, count_, leaf_rays, q, t_best);
+#if IMPACT_PACKET_AVX512
+          if constexpr (std::is_same_v<S, float>)
+            if (set_up16) {
+              RayQuery<S>::leaf_rays(ops, m, first, count_, leaf_rays, q, t_best, PacketFrameSource{frames, rays.data(), at});
+              return;
+            }
+#endif
+          RayQuery<S>::leaf_rays(ops, m, first, count_, leaf_rays, q, t_best, QueryFrames<S>{q});
         });
       for (int r = 0; r < p.n; ++r) out.put(at[r], m, q[r], rays[at[r]], t_best[r]);
     }

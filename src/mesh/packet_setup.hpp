@@ -26,20 +26,16 @@ struct PacketFrames {
   alignas(64) float sx[kPacketRays], sy[kPacketRays], sz[kPacketRays], smax[kPacketRays];
   alignas(64) float ox[kPacketRays], oy[kPacketRays], oz[kPacketRays];
   std::uint8_t kx[kPacketRays], ky[kPacketRays], kz[kPacketRays];
-  /// Ray r's WatertightRay (ray: the ray it was set up from).
+  /// Ray r's WatertightRay (ray: the ray it was set up from). The walks read the arrays in place
+  /// (mesh_impl.hpp's PacketFrameSource); this whole copy is for the rare exact decisions.
   [[nodiscard]] WatertightRay<float> ray(int r, const Ray<float>& ray) const {
     WatertightRay<float> w;
-    set(r, ray.origin.template cast<double>(), ray.direction, w);
-    return w;
-  }
-  /// The same written into w, the ray's origin given in double (a packet's rays share it: it is
-  /// converted once), its direction as it came.
-  void set(int r, const Vec3<double>& origin, const Vec3<float>& direction, WatertightRay<float>& w) const {
     w.kx = kx[r], w.ky = ky[r], w.kz = kz[r];
     w.sx = sx[r], w.sy = sy[r], w.sz = sz[r], w.smax = smax[r];
     w.ox = ox[r], w.oy = oy[r], w.oz = oz[r];
-    w.origin = origin;
-    w.direction = direction.template cast<double>();
+    w.origin = ray.origin.template cast<double>();
+    w.direction = ray.direction.template cast<double>();
+    return w;
   }
 };
 
