@@ -502,7 +502,7 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
   std::uint16_t key[kPackAtOnce], order[kPackAtOnce];
   alignas(64) float u[kPackAtOnce], v[kPackAtOnce], dx[kPackAtOnce], dy[kPackAtOnce], dz[kPackAtOnce];
   std::uint8_t sign_group[kPackAtOnce];
-  std::uint16_t count[8 * kMaxCells + 1];
+  std::uint16_t count[4][8 * kMaxCells + 1];
   // The rays share their origin (to the bit) and max_lambda: those are checked once.
   const bool shared_ok = !rays.empty() && ray_origin_ok(rays[0].origin, opt);
   for (std::size_t base = 0; base < rays.size(); base += kPackAtOnce) {
@@ -583,18 +583,28 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
     const int gx = static_cast<int>(std::clamp(std::round(std::sqrt(cells * w / h)), 1.0, cells));
     const int gy = std::clamp(static_cast<int>(cells) / gx, 1, kMaxCells / gx);
     const int groups = 8 * gx * gy;
-    std::fill(count, count + groups + 1, std::uint16_t(0));
     const float fx = float(gx) / w, fy = float(gy) / h;
+    // Each ray's cell (a loop the compiler vectorises); the rays not searched take `groups`, a
+    // last bucket that sorts after every cell (order[searched …] then holds them: never read).
     for (std::size_t i = 0; i < n; ++i) {
-      if (key[i] == 0xffff) continue;
       const int cx = std::min(gx - 1, static_cast<int>((u[i] - ulo) * fx));
       const int cy = std::min(gy - 1, static_cast<int>((v[i] - vlo) * fy));
-      key[i] = static_cast<std::uint16_t>((key[i] * gy + cy) * gx + cx);
-      ++count[key[i] + 1];
+      const int cell = (key[i] * gy + cy) * gx + cx;
+      key[i] = static_cast<std::uint16_t>(key[i] == 0xffff ? groups : cell);
     }
-    for (int k = 0; k < groups; ++k) count[k + 1] = static_cast<std::uint16_t>(count[k + 1] + count[k]);
-    for (std::size_t i = 0; i < n; ++i)
-      if (key[i] != 0xffff) order[count[key[i]]++] = static_cast<std::uint16_t>(i);
+    // A counting sort by cell with four counts per cell, ray i counted in count[i % 4]: rays of a
+    // camera's row fall in one cell several in a row, and with one count each increment waited
+    // on the last one's store (about 2 ns a ray, 2026-12-06). Within a cell the rays come by
+    // i % 4, then i: any order in a cell will do (it only groups).
+    for (auto& c : count) std::fill(c, c + groups + 1, std::uint16_t(0));
+    for (std::size_t i = 0; i < n; ++i) ++count[i % 4][key[i]];
+    for (int b = 0, at_ = 0; b <= groups; ++b)
+      for (auto& c : count) {
+        const int here = c[b];
+        c[b] = static_cast<std::uint16_t>(at_);
+        at_ += here;
+      }
+    for (std::size_t i = 0; i < n; ++i) order[count[i % 4][key[i]]++] = static_cast<std::uint16_t>(i);
     // A packet's rays share their direction signs (so the near and far planes of each axis): a
     // ray of another sign group starts the next packet.
     for (std::size_t k = 0; k < searched;) {
@@ -609,8 +619,7 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
           for (const int group = sign_group[order[k]]; k < searched && nr < kPacketRays; ++k, ++nr) {
             if (sign_group[order[k]] != group) break;
             at[nr] = base + order[k];
-            const Vec3<S>& d = rays[at[nr]].direction;
-            dirs[0][nr] = d[0], dirs[1][nr] = d[1], dirs[2][nr] = d[2];
+            dirs[0][nr] = dx[order[k]], dirs[1][nr] = dy[order[k]], dirs[2][nr] = dz[order[k]];  // S is float: d as it came
           }
           for (int r = nr; r < kPacketRays; ++r) dirs[0][r] = dirs[0][nr - 1], dirs[1][r] = dirs[1][nr - 1], dirs[2][r] = dirs[2][nr - 1];
           set_up_packet16(rays[at[0]].origin, dirs[0], dirs[1], dirs[2], nr, opt.max_lambda, p, frames);
