@@ -188,7 +188,7 @@ struct RayQuery {
   /// The same with the ray's lanes given (`lanes`: its watertight set-up, RayLanes::of) and
   /// ray_of() giving its WatertightRay for the rare exact decisions (block_hits).
   template <class RayOf>
-  void leaf_lanes(const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, S& t_best, const RayLanes<Lanes4<S>>& lanes,
+  [[gnu::always_inline]] void leaf_lanes(const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, S& t_best, const RayLanes<Lanes4<S>>& lanes,
                   const RayOf& ray_of) {
     for (std::uint32_t b = first, end = first + (count + 3) / 4; b < end; ++b) {
       const TriangleBlock4<S>& blk = m.blocks[b];
@@ -203,7 +203,7 @@ struct RayQuery {
   /// half, b's in the high half): each query's answer and best time are those of its own leaf,
   /// bit for bit.
   template <class L8, class RayOfA, class RayOfB>
-  static void leaf_pair(const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, const RayLanes<L8>& r, RayQuery& a, S& ta,
+  [[gnu::always_inline]] static void leaf_pair(const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, const RayLanes<L8>& r, RayQuery& a, S& ta,
                         const RayOfA& ray_a, RayQuery& b, S& tb, const RayOfB& ray_b) {
     for (std::uint32_t k = first, end = first + (count + 3) / 4; k < end; ++k) {
       const TriangleBlock4<S>& blk = m.blocks[k];
@@ -230,7 +230,9 @@ struct RayQuery {
         if (held < 0) {
           held = r;
         } else if (frames.same_frame(held, r)) {
-          leaf_pair(m, first, count, frames.template pair<typename Ops::Pair>(held, r), q[held], t_best[held],
+          RayLanes<typename Ops::Pair> lanes;  // filled in place (returned by value, a 32-byte vector crossed a call's ABI)
+          frames.pair(held, r, lanes);
+          leaf_pair(m, first, count, lanes, q[held], t_best[held],
                     [&, a = held] { return frames.ray(a); }, q[r], t_best[r], [&] { return frames.ray(r); });
           held = -1;
         } else {
@@ -247,7 +249,7 @@ struct RayQuery {
   /// decided exactly (ray_triangle on ray_of()'s WatertightRay), each crossing taken in lane
   /// order.
   template <class RayOf>
-  void block_hits(const TriangleBlock4<S>& blk, int hits, int redo, S lambda[4], S& t_best, const RayOf& ray_of) {
+  [[gnu::always_inline]] void block_hits(const TriangleBlock4<S>& blk, int hits, int redo, S lambda[4], S& t_best, const RayOf& ray_of) {
     if (redo != 0) [[unlikely]] {
       const auto& w = ray_of();
       for (unsigned z = static_cast<unsigned>(redo); z != 0; z &= z - 1) {
@@ -291,10 +293,10 @@ struct QueryFrames {
     return q[a].wr.kx == q[b].wr.kx && q[a].wr.ky == q[b].wr.ky && q[a].wr.kz == q[b].wr.kz;
   }
   template <class L8>
-  [[nodiscard]] RayLanes<L8> pair(int a, int b) const {
+  void pair(int a, int b, RayLanes<L8>& out) const {
     const WatertightRay<S>&ra = q[a].wr, &rb = q[b].wr;
-    return {L8::pair(ra.ox, rb.ox), L8::pair(ra.oy, rb.oy), L8::pair(ra.oz, rb.oz), L8::pair(ra.sx, rb.sx),
-            L8::pair(ra.sy, rb.sy), L8::pair(ra.sz, rb.sz), L8::pair(ra.smax, rb.smax), ra.kx, ra.ky, ra.kz};
+    out = {L8::pair(ra.ox, rb.ox), L8::pair(ra.oy, rb.oy), L8::pair(ra.oz, rb.oz), L8::pair(ra.sx, rb.sx),
+           L8::pair(ra.sy, rb.sy), L8::pair(ra.sz, rb.sz), L8::pair(ra.smax, rb.smax), ra.kx, ra.ky, ra.kz};
   }
   [[nodiscard]] RayLanes<Lanes4<S>> lanes4(int r) const { return RayLanes<Lanes4<S>>::of(q[r].wr); }
   [[nodiscard]] const WatertightRay<S>& ray(int r) const { return q[r].wr; }
@@ -310,9 +312,9 @@ struct PacketFrameSource {
   const std::size_t* at;
   [[nodiscard]] bool same_frame(int a, int b) const { return f.kx[a] == f.kx[b] && f.ky[a] == f.ky[b] && f.kz[a] == f.kz[b]; }
   template <class L8>
-  [[nodiscard]] RayLanes<L8> pair(int a, int b) const {
-    return {L8::pair(f.ox[a], f.ox[b]), L8::pair(f.oy[a], f.oy[b]), L8::pair(f.oz[a], f.oz[b]), L8::pair(f.sx[a], f.sx[b]),
-            L8::pair(f.sy[a], f.sy[b]), L8::pair(f.sz[a], f.sz[b]), L8::pair(f.smax[a], f.smax[b]), f.kx[a], f.ky[a], f.kz[a]};
+  void pair(int a, int b, RayLanes<L8>& out) const {
+    out = {L8::pair(f.ox[a], f.ox[b]), L8::pair(f.oy[a], f.oy[b]), L8::pair(f.oz[a], f.oz[b]), L8::pair(f.sx[a], f.sx[b]),
+           L8::pair(f.sy[a], f.sy[b]), L8::pair(f.sz[a], f.sz[b]), L8::pair(f.smax[a], f.smax[b]), f.kx[a], f.ky[a], f.kz[a]};
   }
   [[nodiscard]] RayLanes<Lanes4<float>> lanes4(int r) const {
     using L = Lanes4<float>;
