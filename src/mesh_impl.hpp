@@ -521,12 +521,12 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
 #endif
     for (std::size_t i = from; i < n; ++i) {
       const Vec3<S>& d = rays[base + i].direction;
-      const bool ok = shared_ok & (std::abs(d[0]) <= lim) & (std::abs(d[1]) <= lim) & (std::abs(d[2]) <= lim) &
-                      ((d[0] != S(0)) | (d[1] != S(0)) | (d[2] != S(0)));
+      const int ok = int(shared_ok) & int(std::abs(d[0]) <= lim) & int(std::abs(d[1]) <= lim) & int(std::abs(d[2]) <= lim) &
+                     (int(d[0] != S(0)) | int(d[1] != S(0)) | int(d[2] != S(0)));  // bitwise: no branch
       const int group = int(std::signbit(d[0])) | int(std::signbit(d[1])) << 1 | int(std::signbit(d[2])) << 2;
       sign_group[i] = static_cast<std::uint8_t>(group);
-      key[i] = static_cast<std::uint16_t>(ok ? group : 0xffff);
-      searched += ok;
+      key[i] = static_cast<std::uint16_t>(ok != 0 ? group : 0xffff);
+      searched += static_cast<std::size_t>(ok);
       dx[i] = static_cast<float>(d[0]), dy[i] = static_cast<float>(d[1]), dz[i] = static_cast<float>(d[2]);
     }
     if (searched == 0) {
@@ -571,8 +571,11 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
     float ulo = 1, uhi = -1, vlo = 1, vhi = -1;
     // Every ray's coordinates (a vectorised loop: float arrays side by side, no branch).
     if (!gnomonic || !project_gnomonic(dx, dy, dz, n, axis.data(), e1.data(), e2.data(), u, v)) {
+      // ‖d‖₁ at least the least normal float: a double direction below float's range is (0, 0, 0)
+      // here, and 0 / 0 made the grid's bounds NaN, its size and cells undefined (found
+      // 2026-12-06, reading this code: cells out of `count`'s range).
       for (std::size_t i = 0; i < n; ++i) {
-        const float l1 = std::abs(dx[i]) + std::abs(dy[i]) + std::abs(dz[i]);
+        const float l1 = std::max(std::abs(dx[i]) + std::abs(dy[i]) + std::abs(dz[i]), std::numeric_limits<float>::min());
         u[i] = dx[i] / l1;
         v[i] = dy[i] / l1;
       }

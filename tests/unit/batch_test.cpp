@@ -515,6 +515,46 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneBadOriginAreInvalidRowByRow) {
   }
 }
 
+// Double rays from one origin whose directions are below float's range (every component under
+// 1e-38): the packets' grouping reads directions in float, where they are all (0, 0, 0). Until
+// 2026-12-06 the grid's bounds then came out NaN and its cells undefined (out of the counting
+// sort's range: the ASan build reports it). Mixed with ordinary rays, all tiny, and a camera's
+// rows with one tiny column; every row is the single call's bit for bit.
+TEST(Batches, DoubleRaysFromOneOriginBelowFloatRangeAreAnsweredAsSingle) {
+  const TriangleMesh<double> mesh = impact_scenes::to_mesh<double>(impact_scenes::level(2, 6).mesh);
+  const int n = 600;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int c = 0; c < 3; ++c) {
+    Mat<double> org(n, 3), dir(n, 3);
+    for (int i = 0; i < n; ++i) {
+      org.row(i) << 3, 2, 1;
+      const bool tiny = c == 1 || (c == 0 && i % 3 == 0) || (c == 2 && i % 25 == 7);
+      const double scale = tiny ? 1e-300 : 20.0;
+      if (c == 2) {
+        dir.row(i) << scale, scale * (i % 25 - 12) / 12.0, scale * (i / 25 - 12) / 12.0;  // rows of a camera
+      } else {
+        dir.row(i) << scale * u(rng), scale * u(rng), scale * u(rng);
+      }
+    }
+    const MeshRayOptions<double> opt{.max_lambda = 1e12};
+    std::vector<std::uint8_t> st(static_cast<std::size_t>(n));
+    Mat<double> lam(n, 1);
+    MeshRayRows<double> ro{st, ColumnOut<double>(lam.data(), n)};
+    ASSERT_EQ(mesh_ray_cast_batch<double>(mesh, rows3(org), rows3(dir), opt, ro, {.threads = 1}), "");
+    int hits = 0;
+    for (int i = 0; i < n; ++i) {
+      const MeshRayHit<double> h = mesh_ray_cast(mesh, Ray<double>{row(org, i), row(dir, i)}, opt);
+      ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(h.status)) << c << " " << i;
+      ASSERT_TRUE(same_bits(lam(i, 0), h.lambda)) << c << " " << i;
+      hits += h.status == Status::hit;
+    }
+    if (c != 1) {
+      EXPECT_GT(hits, n / 2) << c;  // inside a room: the ordinary rays hit its walls
+    }
+  }
+}
+
 TEST(Batches, ArraysOfTheWrongSizeAreRefusedByNameAndNothingIsWritten) {
   using S = double;
   const Shape<S> ball = Sphere<S>{1.0};
