@@ -509,10 +509,10 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
   const bool shared_ok = !rays.empty() && ray_origin_ok(rays[0].origin, opt);
   for (std::size_t base = 0; base < rays.size(); base += kPackAtOnce) {
     const std::size_t n = std::min(kPackAtOnce, rays.size() - base);
-    // The rays to search and their sign groups, without a branch per ray (a loop the compiler
-    // vectorises): a ray is searched when its direction is within range and not zero (its origin
-    // and max_lambda, shared, are checked once); the others (key 0xffff) are answered below.
-    // Their directions, in float side by side, feed the grouping only.
+    // The rays to search and their sign groups, without a branch per ray (sixteen rays a step
+    // with AVX-512, the rest one by one): a ray is searched when its direction is within range
+    // and not zero (its origin and max_lambda, shared, are checked once); the others (key
+    // 0xffff) are answered below. Their directions, in float side by side, feed the grouping only.
     constexpr S lim = Tolerances<S>::max_magnitude;
     std::size_t searched = 0, from = 0;
 #if IMPACT_PACKET_AVX512
@@ -589,7 +589,7 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
     const int gy = std::clamp(static_cast<int>(cells) / gx, 1, kMaxCells / gx);
     const int groups = 8 * gx * gy;
     const float fx = float(gx) / w, fy = float(gy) / h;
-    // Each ray's cell (a loop the compiler vectorises); the rays not searched take `groups`, a
+    // Each ray's cell (a loop without a branch); the rays not searched take `groups`, a
     // last bucket that sorts after every cell (order[searched …] then holds them: never read).
     for (std::size_t i = 0; i < n; ++i) {
       const int cx = std::min(gx - 1, static_cast<int>((u[i] - ulo) * fx));
