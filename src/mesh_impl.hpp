@@ -230,9 +230,7 @@ struct RayQuery {
         if (held < 0) {
           held = r;
         } else if (frames.same_frame(held, r)) {
-          RayLanes<typename Ops::Pair> lanes;  // filled in place (returned by value, a 32-byte vector crossed a call's ABI)
-          frames.pair(held, r, lanes);
-          leaf_pair(m, first, count, lanes, q[held], t_best[held],
+          leaf_pair(m, first, count, frames.template pair<typename Ops::Pair>(held, r), q[held], t_best[held],
                     [&, a = held] { return frames.ray(a); }, q[r], t_best[r], [&] { return frames.ray(r); });
           held = -1;
         } else {
@@ -245,7 +243,7 @@ struct RayQuery {
       for (Mask z = rays; z != 0; z &= z - 1) alone(std::countr_zero(z));
     }
   }
-  /// A block's answer from ray_block: the lanes `hits` crossed at lambda[lane], the lanes `redo`
+  /// A block's answer from ray_block_lanes: the lanes `hits` crossed at lambda[lane], the lanes `redo`
   /// decided exactly (ray_triangle on ray_of()'s WatertightRay), each crossing taken in lane
   /// order.
   template <class RayOf>
@@ -293,10 +291,10 @@ struct QueryFrames {
     return q[a].wr.kx == q[b].wr.kx && q[a].wr.ky == q[b].wr.ky && q[a].wr.kz == q[b].wr.kz;
   }
   template <class L8>
-  void pair(int a, int b, RayLanes<L8>& out) const {
+  [[nodiscard]] RayLanes<L8> pair(int a, int b) const {
     const WatertightRay<S>&ra = q[a].wr, &rb = q[b].wr;
-    out = {L8::pair(ra.ox, rb.ox), L8::pair(ra.oy, rb.oy), L8::pair(ra.oz, rb.oz), L8::pair(ra.sx, rb.sx),
-           L8::pair(ra.sy, rb.sy), L8::pair(ra.sz, rb.sz), L8::pair(ra.smax, rb.smax), ra.kx, ra.ky, ra.kz};
+    return {L8::pair(ra.ox, rb.ox), L8::pair(ra.oy, rb.oy), L8::pair(ra.oz, rb.oz), L8::pair(ra.sx, rb.sx),
+            L8::pair(ra.sy, rb.sy), L8::pair(ra.sz, rb.sz), L8::pair(ra.smax, rb.smax), ra.kx, ra.ky, ra.kz};
   }
   [[nodiscard]] RayLanes<Lanes4<S>> lanes4(int r) const { return RayLanes<Lanes4<S>>::of(q[r].wr); }
   [[nodiscard]] const WatertightRay<S>& ray(int r) const { return q[r].wr; }
@@ -312,9 +310,9 @@ struct PacketFrameSource {
   const std::size_t* at;
   [[nodiscard]] bool same_frame(int a, int b) const { return f.kx[a] == f.kx[b] && f.ky[a] == f.ky[b] && f.kz[a] == f.kz[b]; }
   template <class L8>
-  void pair(int a, int b, RayLanes<L8>& out) const {
-    out = {L8::pair(f.ox[a], f.ox[b]), L8::pair(f.oy[a], f.oy[b]), L8::pair(f.oz[a], f.oz[b]), L8::pair(f.sx[a], f.sx[b]),
-           L8::pair(f.sy[a], f.sy[b]), L8::pair(f.sz[a], f.sz[b]), L8::pair(f.smax[a], f.smax[b]), f.kx[a], f.ky[a], f.kz[a]};
+  [[nodiscard]] RayLanes<L8> pair(int a, int b) const {
+    return {L8::pair(f.ox[a], f.ox[b]), L8::pair(f.oy[a], f.oy[b]), L8::pair(f.oz[a], f.oz[b]), L8::pair(f.sx[a], f.sx[b]),
+            L8::pair(f.sy[a], f.sy[b]), L8::pair(f.sz[a], f.sz[b]), L8::pair(f.smax[a], f.smax[b]), f.kx[a], f.ky[a], f.kz[a]};
   }
   [[nodiscard]] RayLanes<Lanes4<float>> lanes4(int r) const {
     using L = Lanes4<float>;
@@ -529,27 +527,23 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
       searched += static_cast<std::size_t>(ok);
       dx[i] = static_cast<float>(d[0]), dy[i] = static_cast<float>(d[1]), dz[i] = static_cast<float>(d[2]);
     }
-    if (searched == 0) {
-      for (std::size_t i = 0; i < n; ++i) {
-        Status st;
-        (void)direction_searchable(shared_ok, rays[base + i].direction, st);
-        out.none(base + i, st);
-      }
-      continue;
-    }
-    std::size_t first = 0, last = n - 1;
-    if (searched != n) {
-      // The others answered now; their directions take the first searched one's place (they are
-      // out of the grid: only its bounds and the projection's test read them).
-      while (key[first] == 0xffff) ++first;
-      while (key[last] == 0xffff) --last;
+    // The others answered now.
+    if (searched != n)
       for (std::size_t i = 0; i < n; ++i)
         if (key[i] == 0xffff) {
           Status st;
           (void)direction_searchable(shared_ok, rays[base + i].direction, st);
           out.none(base + i, st);
-          dx[i] = dx[first], dy[i] = dy[first], dz[i] = dz[first];
         }
+    if (searched == 0) continue;
+    std::size_t first = 0, last = n - 1;
+    if (searched != n) {
+      // Their directions take the first searched one's place (they are out of the grid: only its
+      // bounds and the projection's test read them).
+      while (key[first] == 0xffff) ++first;
+      while (key[last] == 0xffff) --last;
+      for (std::size_t i = 0; i < n; ++i)
+        if (key[i] == 0xffff) dx[i] = dx[first], dy[i] = dy[first], dz[i] = dz[first];
     }
     // Directions as points of the plane across a view axis (the gnomonic projection: a camera's
     // pixel grid stays a grid), the axis from the first, middle and last directions, the plane's

@@ -319,14 +319,6 @@ template <class S, class L>
   return keep & L::le_mask(lam, t_best);
 }
 
-/// ray_block_lanes for one ray on four lanes (Lanes4: SSE where there is SSE).
-template <class S>
-[[gnu::always_inline]] inline int ray_block(const WatertightRay<S>& r, const TriangleBlock4<S>& blk, BackFaces bf,
-                                            S t_best, S lambda[4], int& redo) {
-  using L = Lanes4<S>;
-  return ray_block_lanes(RayLanes<L>::of(r), blk, bf, L::splat(t_best), lambda, redo);
-}
-
 /// The unit front normal (b − a) × (c − a) / |…| of a triangle in double; false when its area is
 /// zero (or not finite). build_mesh stores it rounded to S, and a ray's answer computes it again
 /// from the hit block's corners (the same operations, so the same bits) instead of reading
