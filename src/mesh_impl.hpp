@@ -111,7 +111,7 @@ std::string build_mesh(TriangleMesh<S>& m, const MeshBuildOptions& opt) {
     for (int k = 0; k < 3; ++k) {
       it.lo[k] = std::min({ad[k], bd[k], cd[k]});
       it.hi[k] = std::max({ad[k], bd[k], cd[k]});
-      it.centre[k] = (ad[k] + bd[k] + cd[k]) / 3.0;
+      it.centre[k] = 0.5 * (it.lo[k] + it.hi[k]);
     }
     it.index = static_cast<std::uint32_t>(i);
     items.push_back(it);
