@@ -198,49 +198,56 @@ struct RayQuery {
       block_hits(blk, hits, redo, lambda, t_best, ray_of);
     }
   }
-  /// The same leaf for two queries of one frame (kx, ky, kz) at once, on the eight lanes of L8
-  /// (ray_block_lanes with r, their two set-ups side by side: a's four triangle tests in the low
-  /// half, b's in the high half): each query's answer and best time are those of its own leaf,
-  /// bit for bit.
-  template <class L8, class RayOfA, class RayOfB>
-  [[gnu::always_inline]] static void leaf_pair(const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, const RayLanes<L8>& r, RayQuery& a, S& ta,
-                        const RayOfA& ray_a, RayQuery& b, S& tb, const RayOfB& ray_b) {
-    for (std::uint32_t k = first, end = first + (count + 3) / 4; k < end; ++k) {
-      const TriangleBlock4<S>& blk = m.blocks[k];
-      S lambda[8];
-      int redo;
-      const int hits = ray_block_lanes(r, blk, a.back_faces, L8::pair(ta, tb), lambda, redo);
-      a.block_hits(blk, hits & 0xf, redo & 0xf, lambda, ta, ray_a);
-      b.block_hits(blk, hits >> 4, redo >> 4, lambda + 4, tb, ray_b);
-    }
-  }
   /// A packet walk's leaf for the queries of `rays` (q[r], best time t_best[r]), their watertight
   /// set-ups read from `frames` (QueryFrames: each query's wr; PacketFrameSource: the packet's
-  /// set-up arrays): each its own leaf's answer. With the walk's lanes offering a Pair (a float
-  /// mesh on the AVX-512 walk), two queries of one frame at a time (leaf_pair), a query left
-  /// without a partner alone.
+  /// set-up arrays): each its own leaf's answer, bit for bit. With the walk's lanes offering a Pair
+  /// (a float mesh on the AVX-512 walk), two queries of one frame at a time on the eight lanes of
+  /// L8 (ray_block_lanes on their two set-ups side by side: the first's four triangle tests in the
+  /// low half, the second's in the high half; a query without a partner of its frame pairs with
+  /// itself), block by block, each block's terms (BlockTerms: the corners relative to the origin)
+  /// computed once for all the pairs of one frame: the packet's rays share their origin
+  /// (ray_cast_packets), so those terms are the same values for every ray of the frame.
   template <class Ops, class Mask, class Frames>
   static void leaf_rays(Ops, const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, Mask rays, RayQuery* q,
                         S* t_best, const Frames& frames) {
-    auto alone = [&](int r) { q[r].leaf_lanes(m, first, count, t_best[r], frames.lanes4(r), [&] { return frames.ray(r); }); };
     if constexpr (requires { typename Ops::Pair; } && std::is_same_v<S, float>) {
-      int held = -1;  // a query waiting for a partner
+      using L8 = typename Ops::Pair;
+      // The rays two by two, each with the next ray of its frame.
+      int pa[kPacketRays], pb[kPacketRays], np = 0, held = -1;
       for (Mask z = rays; z != 0; z &= z - 1) {
         const int r = std::countr_zero(z);
         if (held < 0) {
           held = r;
-        } else if (frames.same_frame(held, r)) {
-          leaf_pair(m, first, count, frames.template pair<typename Ops::Pair>(held, r), q[held], t_best[held],
-                    [&, a = held] { return frames.ray(a); }, q[r], t_best[r], [&] { return frames.ray(r); });
-          held = -1;
-        } else {
-          alone(held);
-          held = r;
+          continue;
+        }
+        pa[np] = held;
+        pb[np++] = frames.same_frame(held, r) ? r : held;
+        held = frames.same_frame(held, r) ? -1 : r;
+      }
+      if (held >= 0) pa[np] = pb[np] = held, ++np;
+      for (std::uint32_t k = first, end = first + (count + 3) / 4; k < end; ++k) {
+        const TriangleBlock4<S>& blk = m.blocks[k];
+        BlockTerms<L8> terms;
+        int framed = -1;  // a ray of the frame `terms` are for
+        for (int j = 0; j < np; ++j) {
+          const int a = pa[j], b = pb[j];
+          const RayLanes<L8> r = frames.template pair<L8>(a, b);
+          if (framed < 0 || !frames.same_frame(framed, a)) {
+            terms = BlockTerms<L8>(r, blk);
+            framed = a;
+          }
+          S lambda[8];
+          int redo;
+          const int hits = ray_block_lanes(r, terms, q[a].back_faces, L8::pair(t_best[a], t_best[b]), lambda, redo);
+          q[a].block_hits(blk, hits & 0xf, redo & 0xf, lambda, t_best[a], [&] { return frames.ray(a); });
+          if (b != a) q[b].block_hits(blk, hits >> 4, redo >> 4, lambda + 4, t_best[b], [&] { return frames.ray(b); });
         }
       }
-      if (held >= 0) alone(held);
     } else {
-      for (Mask z = rays; z != 0; z &= z - 1) alone(std::countr_zero(z));
+      for (Mask z = rays; z != 0; z &= z - 1) {
+        const int r = std::countr_zero(z);
+        q[r].leaf_lanes(m, first, count, t_best[r], frames.lanes4(r), [&] { return frames.ray(r); });
+      }
     }
   }
   /// A block's answer from ray_block_lanes: the lanes `hits` crossed at lambda[lane], the lanes `redo`

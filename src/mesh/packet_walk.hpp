@@ -389,11 +389,13 @@ struct Lanes8f {
 #endif
 
 /// An item of a packet walk's stack: a wide node (count 0) or a leaf, the rays that entered its
-/// box, and a bound below all their entry times.
+/// box, a bound below all their entry times, and one above all their best times (the packet's
+/// tm_hi when the item was pushed: best times only fall).
 struct PacketItem {
   std::uint32_t ref, count;
   float t_lo;
   PacketMask rays;
+  float tm_hi;
 };
 
 /// Walks the tree with the packet's rays of `active` from the root (its own box not tested, as
@@ -443,11 +445,11 @@ void walk_packet_with(const MeshTree<S>& m, RayPacket& p, PacketMask active, S* 
       if (n > 0) {
         for (int j = 0; j + 1 < n; ++j) {
           const int i = order[j];
-          stack[top++] = {w.child[i], w.count[i], t_lo[i], sub[j]};
+          stack[top++] = {w.child[i], w.count[i], t_lo[i], sub[j], p.tm_hi};
         }
         ref = w.child[order[n - 1]];
         count = w.count[order[n - 1]];
-        if (sub[n - 1] != rays) Ops::bound_tm(p, rays = sub[n - 1]);
+        rays = sub[n - 1];  // tm_hi, the bound of a superset of these rays, stays a bound
         continue;
       }
     } else {
@@ -469,7 +471,8 @@ void walk_packet_with(const MeshTree<S>& m, RayPacket& p, PacketMask active, S* 
       if (keep == 0) continue;
       ref = it.ref;
       count = it.count;
-      Ops::bound_tm(p, rays = keep);
+      rays = keep;
+      p.tm_hi = it.tm_hi;
       break;
     }
   }

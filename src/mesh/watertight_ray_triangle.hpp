@@ -253,28 +253,44 @@ struct RayLanes {
   }
 };
 
+/// The terms of ray_block_lanes that depend on the block and the ray's frame (its axes kx, ky, kz
+/// and its origin) but not on its shear: the corners relative to the origin and the largest of
+/// their magnitudes (the bound M's parts). Rays from one origin with the same axes (a camera's
+/// packet) share them, so a packet's leaf computes them once per block (RayQuery::leaf_rays).
+template <class L>
+struct BlockTerms {
+  L Az, Bz, Cz, Ax, Ay, Bx, By, Cx, Cy;
+  L mxy;  ///< max(|Ax|, |Ay|, |Bx|, |By|, |Cx|, |Cy|)
+  L mz;   ///< max(|Az|, |Bz|, |Cz|)
+  BlockTerms() = default;
+  template <class S>
+  [[gnu::always_inline]] BlockTerms(const RayLanes<L>& r, const TriangleBlock4<S>& blk)
+      : Az(L::load4(blk.a[r.kz]) - r.oz), Bz(L::load4(blk.b[r.kz]) - r.oz), Cz(L::load4(blk.c[r.kz]) - r.oz),
+        Ax(L::load4(blk.a[r.kx]) - r.ox), Ay(L::load4(blk.a[r.ky]) - r.oy), Bx(L::load4(blk.b[r.kx]) - r.ox),
+        By(L::load4(blk.b[r.ky]) - r.oy), Cx(L::load4(blk.c[r.kx]) - r.ox), Cy(L::load4(blk.c[r.ky]) - r.oy),
+        mxy(L::max(L::max(L::max(L::abs(Ax), L::abs(Ay)), L::max(L::abs(Bx), L::abs(By))), L::max(L::abs(Cx), L::abs(Cy)))),
+        mz(L::max(L::max(L::abs(Az), L::abs(Bz)), L::abs(Cz))) {}
+};
+
 /// ray_triangle on the four triangles of a block at once for every group of four lanes of L (one
 /// ray, or two rays side by side: r's lanes, the block's four triangles repeated by L::load4),
 /// with the same operations in the same order lane by lane (so each lane's λ is bit for bit the
 /// scalar one). Returns the lanes crossed at λ ≤ t_best (their λ in `lambda`); `redo` gets the
 /// lanes whose decision needs an exact sign (ray_triangle_exact), which the caller passes to
-/// ray_triangle.
+/// ray_triangle. `k`: the block's terms for r's frame (BlockTerms<L>(r, blk), or those of another
+/// ray with the same axes and origin: the same values).
 template <class S, class L>
-[[gnu::always_inline]] inline int ray_block_lanes(const RayLanes<L>& r, const TriangleBlock4<S>& blk, BackFaces bf, const L& t_best,
+[[gnu::always_inline]] inline int ray_block_lanes(const RayLanes<L>& r, const BlockTerms<L>& k, BackFaces bf, const L& t_best,
                                                   S* lambda, int& redo) {
   using B = WatertightBounds<S>;
   constexpr int all = (1 << L::lanes) - 1;
   const L zero = L::splat(S(0));
   auto abs = [](const L& x) { return L::abs(x); };  // the sign bit cleared, as std::abs in ray_triangle
-  const L Az = L::load4(blk.a[r.kz]) - r.oz, Bz = L::load4(blk.b[r.kz]) - r.oz, Cz = L::load4(blk.c[r.kz]) - r.oz;
-  const L Ax = L::load4(blk.a[r.kx]) - r.ox, Ay = L::load4(blk.a[r.ky]) - r.oy;
-  const L Bx = L::load4(blk.b[r.kx]) - r.ox, By = L::load4(blk.b[r.ky]) - r.oy;
-  const L Cx = L::load4(blk.c[r.kx]) - r.ox, Cy = L::load4(blk.c[r.ky]) - r.oy;
+  const L &Az = k.Az, &Bz = k.Bz, &Cz = k.Cz, &Ax = k.Ax, &Ay = k.Ay, &Bx = k.Bx, &By = k.By, &Cx = k.Cx, &Cy = k.Cy;
   const L xa = r.sx * Az, ya = r.sy * Az, xb = r.sx * Bz, yb = r.sy * Bz, xc = r.sx * Cz, yc = r.sy * Cz;
   const L ax = Ax - xa, ay = Ay - ya, bx = Bx - xb, by = By - yb, cx = Cx - xc, cy = Cy - yc;
   const L u = cx * by - cy * bx, v = ax * cy - ay * cx, w = bx * ay - by * ax;
-  const L mxy = L::max(L::max(L::max(abs(Ax), abs(Ay)), L::max(abs(Bx), abs(By))), L::max(abs(Cx), abs(Cy)));
-  const L M = mxy + r.smax * L::max(L::max(abs(Az), abs(Bz)), abs(Cz));
+  const L M = k.mxy + r.smax * k.mz;
   const L X = L::max(L::max(L::max(abs(ax), abs(ay)), L::max(abs(bx), abs(by))), L::max(abs(cx), abs(cy)));
   const L floor = L::splat(B::floor);
   const L e = (L::splat(B::cross) * (M * X) + L::splat(B::square) * (X * X)) + L::splat(B::second) * (M * M) + floor;
@@ -317,6 +333,13 @@ template <class S, class L>
   const L lam = t / det;
   lam.store(lambda);
   return keep & L::le_mask(lam, t_best);
+}
+
+/// The same from a block's triangles (its terms for r's frame computed here).
+template <class S, class L>
+[[gnu::always_inline]] inline int ray_block_lanes(const RayLanes<L>& r, const TriangleBlock4<S>& blk, BackFaces bf, const L& t_best,
+                                                  S* lambda, int& redo) {
+  return ray_block_lanes(r, BlockTerms<L>(r, blk), bf, t_best, lambda, redo);
 }
 
 /// The unit front normal (b − a) × (c − a) / |…| of a triangle in double; false when its area is
