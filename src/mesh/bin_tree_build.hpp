@@ -1,6 +1,6 @@
 #pragma once
 // impact — mesh/bin_tree_build.hpp: building a mesh's tree of bins (Schroeder's AABB bins): the binary tree by the surface area
-// heuristic over triangle centroids, then collapsed to the eight-wide tree the walk reads (the cut of least node area, CollapsePlan).
+// heuristic over the triangles' box centres, then collapsed to the eight-wide tree the walk reads (the cut of least node area, CollapsePlan).
 #include "mesh/bin_tree.hpp"
 
 #include <impact/cast.hpp>

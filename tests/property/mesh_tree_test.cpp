@@ -212,6 +212,25 @@ TEST(MeshTree, DepthLimitAndLeafSizeAreHonoured) {
 }
 
 
+// The surface area heuristic counts a side's cost in the blocks of four triangles its leaves will
+// fill (TriangleBlock4: a leaf's triangles are tested four at a time), so with leaves of at most
+// four its leaves come out (nearly) full: on a terrain grid, a cube of grids, a level and an
+// icosphere 3.85–4.0 triangles a leaf (2026-12-06). Counting triangles instead (the cost until
+// then) left 3.09–3.58, and the walks about 10% slower on level_1m (bench/README.md).
+TEST(MeshTree, SahLeavesFillTheirBlocksOfFour) {
+  const std::pair<const char*, MeshData> meshes[] = {{"terrain", impact_scenes::terrain(64, 6, 5)},
+                                                     {"cube", impact_scenes::cube_grid(1.0, 20)},
+                                                     {"level", impact_scenes::level(3, 16).mesh},
+                                                     {"icosphere", impact_scenes::icosphere(4, 1.0)}};
+  for (const auto& [name, d] : meshes) {
+    const auto m = impact_scenes::to_mesh<float>(d, {.split = MeshSplit::sah, .leaf_size = 4});
+    std::size_t leaves = 0;
+    for (const auto& n : impact::detail::MeshAccess::tree(m).nodes) leaves += n.count > 0;
+    ASSERT_GT(leaves, 0u) << name;
+    EXPECT_GE(double(m.packed_triangles()) / double(leaves), 3.75) << name << ": " << leaves << " leaves";
+  }
+}
+
 // The wide tree the queries walk, checked against its binary tree and the triangles themselves:
 // every non-degenerate triangle sits in exactly one leaf, inside the float box of every slot
 // above it; every wide node is reached once and has at least two slots, used slots first; and
