@@ -151,6 +151,12 @@ TriangleMesh<T> convert_mesh(const TriangleMesh<S>& in, const MeshBuildOptions& 
 
 namespace mesh_detail {
 
+/// Whether two scalars have the same bits (−0 and +0 differ; a NaN equals its own bits).
+template <class S>
+[[nodiscard]] bool same_bits(S x, S y) {
+  return std::memcmp(&x, &y, sizeof(S)) == 0;
+}
+
 /// One mesh ray's search: its watertight set-up and the best crossing so far.
 template <class S>
 struct RayQuery {
@@ -201,18 +207,19 @@ struct RayQuery {
   /// A packet walk's leaf for the queries of `rays` (q[r], best time t_best[r]), their watertight
   /// set-ups read from `frames` (QueryFrames: each query's wr; PacketFrameSource: the packet's
   /// set-up arrays): each its own leaf's answer, bit for bit. With the walk's lanes offering a Pair
-  /// (a float mesh on the AVX-512 walk), two queries of one frame at a time on the eight lanes of
-  /// L8 (ray_block_lanes on their two set-ups side by side: the first's four triangle tests in the
-  /// low half, the second's in the high half; a query without a partner of its frame pairs with
-  /// itself), block by block, each block's terms (BlockTerms: the corners relative to the origin)
-  /// computed once for all the pairs of one frame: the packet's rays share their origin
-  /// (ray_cast_packets), so those terms are the same values for every ray of the frame.
+  /// (a float mesh on the AVX-512 walk), two queries at a time on the eight lanes of L8
+  /// (ray_block_lanes on their two set-ups side by side: the first's four triangle tests in the
+  /// low half, the second's in the high half): each query of the mask with the next one when they
+  /// share their frame, else with itself. Block by block, each block's terms (BlockTerms: the
+  /// corners relative to the origin) are computed once for each run of pairs whose frames and
+  /// origins are the same (`same_terms`): for a packet of ray_cast_packets, whose rays share their
+  /// origin, once per frame met.
   template <class Ops, class Mask, class Frames>
   static void leaf_rays(Ops, const MeshTree<S>& m, std::uint32_t first, std::uint32_t count, Mask rays, RayQuery* q,
                         S* t_best, const Frames& frames) {
     if constexpr (requires { typename Ops::Pair; } && std::is_same_v<S, float>) {
       using L8 = typename Ops::Pair;
-      // The rays two by two, each with the next ray of its frame.
+      // The pairs, and (bit j of `fresh`) those whose terms are not the last pair's.
       int pa[kPacketRays], pb[kPacketRays], np = 0, held = -1;
       for (Mask z = rays; z != 0; z &= z - 1) {
         const int r = std::countr_zero(z);
@@ -220,22 +227,21 @@ struct RayQuery {
           held = r;
           continue;
         }
+        const bool partner = frames.same_frame(held, r);
         pa[np] = held;
-        pb[np++] = frames.same_frame(held, r) ? r : held;
-        held = frames.same_frame(held, r) ? -1 : r;
+        pb[np++] = partner ? r : held;
+        held = partner ? -1 : r;
       }
       if (held >= 0) pa[np] = pb[np] = held, ++np;
+      std::uint32_t fresh = 1;
+      for (int j = 1; j < np; ++j) fresh |= std::uint32_t(!frames.same_terms(pa[j - 1], pa[j])) << j;
       for (std::uint32_t k = first, end = first + (count + 3) / 4; k < end; ++k) {
         const TriangleBlock4<S>& blk = m.blocks[k];
         BlockTerms<L8> terms;
-        int framed = -1;  // a ray of the frame `terms` are for
         for (int j = 0; j < np; ++j) {
           const int a = pa[j], b = pb[j];
           const RayLanes<L8> r = frames.template pair<L8>(a, b);
-          if (framed < 0 || !frames.same_frame(framed, a)) {
-            terms = BlockTerms<L8>(r, blk);
-            framed = a;
-          }
+          if ((fresh >> j) & 1u) terms = BlockTerms<L8>(r, blk);
           S lambda[8];
           int redo;
           const int hits = ray_block_lanes(r, terms, q[a].back_faces, L8::pair(t_best[a], t_best[b]), lambda, redo);
@@ -297,6 +303,11 @@ struct QueryFrames {
   [[nodiscard]] bool same_frame(int a, int b) const {
     return q[a].wr.kx == q[b].wr.kx && q[a].wr.ky == q[b].wr.ky && q[a].wr.kz == q[b].wr.kz;
   }
+  /// The same frame from the same origin, to the bit: the same BlockTerms.
+  [[nodiscard]] bool same_terms(int a, int b) const {
+    const WatertightRay<S>&ra = q[a].wr, &rb = q[b].wr;
+    return same_frame(a, b) && same_bits(ra.ox, rb.ox) && same_bits(ra.oy, rb.oy) && same_bits(ra.oz, rb.oz);
+  }
   template <class L8>
   [[nodiscard]] RayLanes<L8> pair(int a, int b) const {
     const WatertightRay<S>&ra = q[a].wr, &rb = q[b].wr;
@@ -316,6 +327,10 @@ struct PacketFrameSource {
   const Ray<float>* rays;
   const std::size_t* at;
   [[nodiscard]] bool same_frame(int a, int b) const { return f.kx[a] == f.kx[b] && f.ky[a] == f.ky[b] && f.kz[a] == f.kz[b]; }
+  /// The same frame from the same origin, to the bit: the same BlockTerms.
+  [[nodiscard]] bool same_terms(int a, int b) const {
+    return same_frame(a, b) && same_bits(f.ox[a], f.ox[b]) && same_bits(f.oy[a], f.oy[b]) && same_bits(f.oz[a], f.oz[b]);
+  }
   template <class L8>
   [[nodiscard]] RayLanes<L8> pair(int a, int b) const {
     return {L8::pair(f.ox[a], f.ox[b]), L8::pair(f.oy[a], f.oy[b]), L8::pair(f.oz[a], f.oz[b]), L8::pair(f.sx[a], f.sx[b]),

@@ -52,9 +52,9 @@ inline constexpr int kMeshMaxDepth = 64;
 /// Where a bin is split.
 enum class MeshSplit {
   middle,  ///< Schroeder: halve the bin across its longest axis; triangles go by their centre.
-  sah,     ///< Binned surface area heuristic (Wald 2007): 32 candidate planes per axis over the
-           ///< triangles' box centres, the cheapest expected cost (counting the blocks of four
-           ///< triangles a leaf tests at once) wins. Slower to build, faster to query.
+  sah,     ///< Binned surface area heuristic (Wald 2007): 32 bins per axis over the triangles'
+           ///< box centres, the cheapest expected cost (counting the blocks of four triangles a
+           ///< leaf tests at once) wins. Slower to build, faster to query.
 };
 
 /// How the AABB tree of a mesh is built (Schroeder's tuning knobs).

@@ -59,7 +59,7 @@ void grow_box(MeshNode<S>& n) {
 /// a binary tree built by Embree's own SAH builder (`rtcBuildBVH`, blocks of four, leaves of at
 /// most four) and collapsed the same way, impact's walks ran about 10% slower on level_1m's camera
 /// batch (its leaves held 3.3 triangles, Embree's 3.9). Counting blocks, 32 bins and the
-/// triangles' box centres (BuildItem) together closed that: 263k leaves of 3.99 triangles instead
+/// triangles' box centres (BuildItem) together closed that: 260k leaves of 3.99 triangles instead
 /// of 315k of 3.29 (bench/README.md, twenty-seventh session).
 inline void sah_plane(const std::vector<BuildItem>& items, std::size_t begin, std::size_t end, int& axis,
                       double& plane) {

@@ -85,7 +85,8 @@ struct RayPacket {
   alignas(64) float tm[kPacketRays];           ///< Each ray's best time rounded up to float.
   std::uint32_t near_at[3] = {}, far_at[3] = {};  ///< Byte offsets of the planes in a MeshWideNode.
   // Interval bounds: inv in [inv_lo, inv_hi]; near_b, far_b the shifted origins at which the
-  // entry is least and the exit greatest; tm_hi ≥ every tm.
+  // entry is least and the exit greatest; tm_hi ≥ the tm of every ray of the walk's current
+  // mask (after a pop, the bound kept since the item was pushed: PacketItem).
   Lanes4<float> inv_lo[3], inv_hi[3], near_b[3], far_b[3];
   float tm_hi = 0.0f;
 

@@ -215,8 +215,9 @@ TEST(MeshTree, DepthLimitAndLeafSizeAreHonoured) {
 // The surface area heuristic counts a side's cost in the blocks of four triangles its leaves will
 // fill (TriangleBlock4: a leaf's triangles are tested four at a time), so with leaves of at most
 // four its leaves come out (nearly) full: on a terrain grid, a cube of grids, a level and an
-// icosphere 3.85–4.0 triangles a leaf (2026-12-06). Counting triangles instead (the cost until
-// then) left 3.09–3.58, and the walks about 10% slower on level_1m (bench/README.md).
+// icosphere 3.85–4.0 triangles a leaf (2026-12-06). Counting triangles instead left 3.09–3.63
+// (3.09–3.58 with the rest of the build as it was until then: 16 bins of the corners' means),
+// and the walks about 10% slower on level_1m (bench/README.md).
 TEST(MeshTree, SahLeavesFillTheirBlocksOfFour) {
   const std::pair<const char*, MeshData> meshes[] = {{"terrain", impact_scenes::terrain(64, 6, 5)},
                                                      {"cube", impact_scenes::cube_grid(1.0, 20)},

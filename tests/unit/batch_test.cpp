@@ -373,7 +373,7 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneOriginWalkAsPacketsAndEqualSingle) {
   std::mt19937_64 rng(23);
   std::uniform_real_distribution<double> u(0, 1);
   int rows = 0, hits = 0, brute_checked = 0;
-  for (int scene = 0; scene < 8; ++scene) {
+  for (int scene = 0; scene < 9; ++scene) {
     const TriangleMesh<S>& mesh = scene % 2 == 0 ? (scene == 6 ? level_big : level) : (scene == 7 ? terrain_big : terrain);
     Vec3<S> eye;
     switch (scene) {
@@ -384,23 +384,30 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneOriginWalkAsPacketsAndEqualSingle) {
       case 4: eye = Vec3<S>(S(-200), S(4), S(2)); break;                   // outside, far away
       case 5: eye = Vec3<S>(S(30), S(30), S(3)); break;                    // low over the middle
       case 6: eye = Vec3<S>(S(17), S(4.5), S(1)); break;
+      case 8: eye = Vec3<S>(S(13), S(4), S(1.5)); break;
       default: eye = Vec3<S>(S(30), S(-90), S(40)); break;
     }
     // Rows of a sphere of directions (latitude by latitude, longitude around), or for the last
-    // three scenes a camera's rows (a 100° view whose centre is off the axes, so signs change
-    // inside rows and between them; over a thousand rays: several groups of packets), then the
-    // axes and near-axes; random lengths.
+    // four scenes a camera's rows (a 100° view whose centre is off the axes, so signs change
+    // inside rows and between them; over a thousand rays: several groups of packets; in the last
+    // scene a narrow view along the diagonal of x and y whose rays lean to x and to y in turn, so
+    // that a packet's rays alternate between two watertight frames: its leaves pair rays of one
+    // frame, a ray without a partner with itself, and take each block's terms anew at every change
+    // of frame), then the axes and near-axes; random lengths.
     std::vector<Vec3<S>> dirs;
     const bool camera = scene >= 5;
     const int lat = camera ? 40 : 23, lon = camera ? 41 : 37;  // not multiples of the packet
     const double len = scene == 4 ? 300.0 : (scene % 2 == 0 ? 12.0 + 30.0 * u(rng) : 40.0 + 40.0 * u(rng));
-    const Vec3<double> ahead = scene == 6 ? Vec3<double>(1, 0.1, -0.05) : Vec3<double>(0.2, 1, -0.3);
+    const Vec3<double> ahead =
+        scene == 6 ? Vec3<double>(1, 0.1, -0.05) : scene == 8 ? Vec3<double>(1, 1, -0.3) : Vec3<double>(0.2, 1, -0.3);
+    const double field = scene == 8 ? 0.03 : 1.2;
     const Vec3<double> right = ahead.cross(Vec3<double>(0, 0, 1)).normalized(), up = right.cross(ahead).normalized();
     for (int a = 0; a < lat; ++a)
       for (int b = 0; b < lon; ++b) {
         const double th = 3.141592653589793 * (a + 0.5) / lat, ph = 2 * 3.141592653589793 * b / lon + 0.1 * scene;
-        const Vec3<double> d = camera ? Vec3<double>(ahead.normalized() + 1.2 * ((b + 0.5) / lon * 2 - 1) * right +
-                                                     1.2 * ((a + 0.5) / lat * 2 - 1) * up)
+        const double lean = scene == 8 ? ((a * lon + b) % 2 == 0 ? 0.05 : -0.05) : 0.0;  // x, then y dominant
+        const Vec3<double> d = camera ? Vec3<double>(ahead.normalized() + field * ((b + 0.5) / lon * 2 - 1) * right +
+                                                     field * ((a + 0.5) / lat * 2 - 1) * up + Vec3<double>(lean, -lean, 0))
                                       : Vec3<double>(std::sin(th) * std::cos(ph), std::sin(th) * std::sin(ph), std::cos(th));
         dirs.push_back(d.normalized().template cast<S>() * static_cast<S>(len * (0.3 + 0.7 * u(rng))));
       }
