@@ -219,7 +219,8 @@ struct RayQuery {
                         S* t_best, const Frames& frames) {
     if constexpr (requires { typename Ops::Pair; } && std::is_same_v<S, float>) {
       using L8 = typename Ops::Pair;
-      // The pairs, and (bit j of `fresh`) those whose terms are not the last pair's.
+      // The pairs, and (bit j of `fresh`) those whose terms are not the last pair's (either half:
+      // a pair's two rays share their frame, not necessarily their origin).
       int pa[kPacketRays], pb[kPacketRays], np = 0, held = -1;
       for (Mask z = rays; z != 0; z &= z - 1) {
         const int r = std::countr_zero(z);
@@ -234,7 +235,8 @@ struct RayQuery {
       }
       if (held >= 0) pa[np] = pb[np] = held, ++np;
       std::uint32_t fresh = 1;
-      for (int j = 1; j < np; ++j) fresh |= std::uint32_t(!frames.same_terms(pa[j - 1], pa[j])) << j;
+      for (int j = 1; j < np; ++j)
+        fresh |= std::uint32_t(!frames.same_terms(pa[j - 1], pa[j]) || !frames.same_terms(pb[j - 1], pb[j])) << j;
       for (std::uint32_t k = first, end = first + (count + 3) / 4; k < end; ++k) {
         const TriangleBlock4<S>& blk = m.blocks[k];
         BlockTerms<L8> terms;
