@@ -479,6 +479,23 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneOriginWalkAsPacketsAndEqualSingle) {
   EXPECT_LT(hits, 3 * rows / 4);
 }
 
+// A mesh ray batch's statuses and λ (one thread), each row checked against the single call's bit
+// for bit (`c`: the case, named in a failure); the statuses are left in `st`.
+template <class S>
+void expect_ray_rows_equal_single(const TriangleMesh<S>& mesh, const Mat<S>& org, const Mat<S>& dir, const MeshRayOptions<S>& opt,
+                                  int c, std::vector<std::uint8_t>& st) {
+  const auto n = static_cast<int>(org.rows());
+  st.assign(static_cast<std::size_t>(n), 0);
+  Mat<S> lam(n, 1);
+  MeshRayRows<S> ro{st, ColumnOut<S>(lam.data(), n)};
+  ASSERT_EQ(mesh_ray_cast_batch<S>(mesh, rows3(org), rows3(dir), opt, ro, {.threads = 1}), "");
+  for (int i = 0; i < n; ++i) {
+    const MeshRayHit<S> h = mesh_ray_cast(mesh, Ray<S>{row(org, i), row(dir, i)}, opt);
+    ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(h.status)) << c << " " << i;
+    ASSERT_TRUE(same_bits(lam(i, 0), h.lambda)) << c << " " << i;
+  }
+}
+
 // Rays from one origin share its check and max_lambda's (done once per batch): an origin or a
 // max_lambda out of range makes every row invalid_input, as the single call says, and −0 beside
 // +0 in the origins is not one origin (the packets' set-up takes the origin's bits once).
@@ -502,19 +519,15 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneBadOriginAreInvalidRowByRow) {
       const double a = 6.283185307179586 * i / n;
       dir(i, 0) = static_cast<S>(20 * std::cos(a)), dir(i, 1) = static_cast<S>(20 * std::sin(a)), dir(i, 2) = static_cast<S>(i % 7 - 3);
     }
-    std::vector<std::uint8_t> st(static_cast<std::size_t>(n));
-    Mat<S> lam(n, 1);
-    MeshRayRows<S> ro{st, ColumnOut<S>(lam.data(), n)};
-    ASSERT_EQ(mesh_ray_cast_batch<S>(mesh, rows3(org), rows3(dir), opt, ro, {.threads = 1}), "");
+    std::vector<std::uint8_t> st;
+    expect_ray_rows_equal_single<S>(mesh, org, dir, opt, c, st);
+    if (::testing::Test::HasFatalFailure()) return;
     int hits = 0;
     for (int i = 0; i < n; ++i) {
-      const MeshRayHit<S> h = mesh_ray_cast(mesh, Ray<S>{row(org, i), row(dir, i)}, opt);
-      ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(h.status)) << c << " " << i;
-      ASSERT_TRUE(same_bits(lam(i, 0), h.lambda)) << c << " " << i;
       if (c < 4) {
-        ASSERT_EQ(h.status, Status::invalid_input) << c << " " << i;
+        ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(Status::invalid_input)) << c << " " << i;
       }
-      hits += h.status == Status::hit;
+      hits += st[static_cast<std::size_t>(i)] == static_cast<std::uint8_t>(Status::hit);
     }
     if (c == 4) {
       EXPECT_GT(hits, n / 2);  // inside a room: the rays hit its walls
@@ -545,17 +558,11 @@ TEST(Batches, DoubleRaysFromOneOriginBelowFloatRangeAreAnsweredAsSingle) {
       }
     }
     const MeshRayOptions<double> opt{.max_lambda = 1e12};
-    std::vector<std::uint8_t> st(static_cast<std::size_t>(n));
-    Mat<double> lam(n, 1);
-    MeshRayRows<double> ro{st, ColumnOut<double>(lam.data(), n)};
-    ASSERT_EQ(mesh_ray_cast_batch<double>(mesh, rows3(org), rows3(dir), opt, ro, {.threads = 1}), "");
+    std::vector<std::uint8_t> st;
+    expect_ray_rows_equal_single<double>(mesh, org, dir, opt, c, st);
+    if (::testing::Test::HasFatalFailure()) return;
     int hits = 0;
-    for (int i = 0; i < n; ++i) {
-      const MeshRayHit<double> h = mesh_ray_cast(mesh, Ray<double>{row(org, i), row(dir, i)}, opt);
-      ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(h.status)) << c << " " << i;
-      ASSERT_TRUE(same_bits(lam(i, 0), h.lambda)) << c << " " << i;
-      hits += h.status == Status::hit;
-    }
+    for (const std::uint8_t s : st) hits += s == static_cast<std::uint8_t>(Status::hit);
     if (c != 1) {
       EXPECT_GT(hits, n / 2) << c;  // inside a room: the ordinary rays hit its walls
     }
