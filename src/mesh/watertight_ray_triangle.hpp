@@ -302,10 +302,10 @@ template <class S, class L>
   const int out = bf == BackFaces::ignore ? neg : neg & pos;
   const int sure = (nu | pu) & (nv | pv) & (nw | pw);
   redo = all & ~out & ~sure;
-  // Every sign certain: a crossing has u, v, w of one sign.
-  const int mixed = (L::lt_mask(u, zero) | L::lt_mask(v, zero) | L::lt_mask(w, zero)) &
-                    (L::lt_mask(zero, u) | L::lt_mask(zero, v) | L::lt_mask(zero, w));
-  int keep = all & sure & ~out & ~mixed;
+  // Every sign certain: a crossing has u, v, w of one sign. Where every sign is sure, an edge
+  // function is negative exactly when certainly negative (|u| > e > 0), so the lanes of mixed
+  // signs are those with some certainly negative and some certainly positive: neg & pos.
+  int keep = all & sure & ~out & ~(neg & pos);
   if (keep == 0) return 0;
   const L det = u + v + w;
   const L az = r.sz * Az, bz = r.sz * Bz, cz = r.sz * Cz;
