@@ -8,9 +8,16 @@
 // visited, bench/README.md). Walking K rays in turn (Kocberber et al., "Asynchronous memory access
 // chaining", VLDB 2015: interleave independent pointer chases) hides that wait: after a step a
 // walk prefetches the node or leaf it visits next and yields to the next walk, and by the time
-// its turn comes again the data has arrived. Each walk visits exactly the items walk_leaves
-// visits, in the same order (enter_children and pop_item are shared), so answers are the single
-// walk's, bit for bit.
+// its turn comes again the data has arrived.
+//
+// The steps switch between walks, so a node's data-dependent branches (how many children it
+// enters, which is nearer) are unpredictable: with eight-box tests a node pushes every child it
+// enters, far to near, without a branch (push_children8: a sorting network on their entry times),
+// and its nearest is popped at once. terrain_1m's random batch 1.15 → 0.95–0.99 Embree's stream
+// time (2026-12-06); level_1m, whose nodes mostly enter one child, the same (it skips the sort
+// there, `alone`). Each walk tests every leaf the single walk could find its answer in (the same
+// box tests; an item popped behind t_best is dropped by both), so answers are the single walk's,
+// bit for bit: the least (λ, index) over the triangles tested.
 #include "mesh/bin_tree_walk.hpp"
 
 #include <cstddef>
@@ -47,12 +54,13 @@ void walk_leaves_interleaved_with(const MeshTree<S>& m, std::size_t n, Start& st
     S t_best = S(0);
     std::uint32_t ref = 0, count = 0;
     int top = 0;
-    WalkItem stack[kWalkStack];
+    std::conditional_t<kWide8, WalkStack8, WalkItem[kWalkStack]> stack;
   };
   Walk walks[kInterleavedWalks];
   int active[kInterleavedWalks];
   int live = 0;
   std::size_t next = 0;
+  std::uint32_t nodes = 0, several = 0;  // node steps, and those that entered two children or more
   // Gives walk w the next query that has a walk; false when none is left.
   auto begin = [&](Walk& w) {
     while (next < n) {
@@ -83,16 +91,28 @@ void walk_leaves_interleaved_with(const MeshTree<S>& m, std::size_t n, Start& st
         float t[kMeshWidth];
         unsigned mask;
 #if IMPACT_WALK_AVX2
-        if constexpr (kWide8)
+        if constexpr (kWide8) {
           mask = static_cast<unsigned>(entry_wide8(w.planes, node, w.t_best, t));
-        else
+          // A node entering one child or none skips the sort while fewer than a fifth of the
+          // nodes seen so far entered several (push_children8's `alone`: a branch then taken
+          // or not most of the time).
+          push_children8(node, mask, t, w.stack, w.top, 5 * several < nodes);
+          several += static_cast<std::uint32_t>((mask & (mask - 1)) != 0);
+          ++nodes;
+          more = pop_item8(w.stack, w.top, w.t_best, w.ref, w.count);
+        } else
 #endif
+        {
           mask = static_cast<unsigned>(w.seg.entry_wide(node, w.t_best, t));
-        more = enter_children<S, kWide8>(m, node, mask, t, w.stack, w.top, w.ref, w.count) ||
-               pop_item(w.stack, w.top, w.t_best, w.ref, w.count);
+          more = enter_children<S, false>(m, node, mask, t, w.stack, w.top, w.ref, w.count) ||
+                 pop_item(w.stack, w.top, w.t_best, w.ref, w.count);
+        }
       } else {
         leaf(w.query, w.ref, w.count, w.t_best);
-        more = pop_item(w.stack, w.top, w.t_best, w.ref, w.count);
+        if constexpr (kWide8)
+          more = pop_item8(w.stack, w.top, w.t_best, w.ref, w.count);
+        else
+          more = pop_item(w.stack, w.top, w.t_best, w.ref, w.count);
       }
       if (more) {
         prefetch_item(m, w.ref, w.count);
