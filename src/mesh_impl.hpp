@@ -341,11 +341,10 @@ struct PacketFrameSource {
   const PacketFrames& f;
   const Ray<float>* rays;
   const std::size_t* at;
-  [[nodiscard]] bool same_frame(int a, int b) const { return f.kx[a] == f.kx[b] && f.ky[a] == f.ky[b] && f.kz[a] == f.kz[b]; }
-  /// The same frame from the same origin, to the bit: the same BlockTerms.
-  [[nodiscard]] bool same_terms(int a, int b) const {
-    return same_frame(a, b) && same_bits(f.ox[a], f.ox[b]) && same_bits(f.oy[a], f.oy[b]) && same_bits(f.oz[a], f.oz[b]);
-  }
+  [[nodiscard]] bool same_frame(int a, int b) const { return f.frame[a] == f.frame[b]; }
+  /// The same frame from the same origin, to the bit: the same BlockTerms. A packet set up by
+  /// set_up_packet16 has one origin, so rays of the same frame have the same ox, oy, oz.
+  [[nodiscard]] bool same_terms(int a, int b) const { return same_frame(a, b); }
   template <class L8>
   [[nodiscard]] RayLanes<L8> pair(int a, int b) const {
     return {L8::pair(f.ox[a], f.ox[b]), L8::pair(f.oy[a], f.oy[b]), L8::pair(f.oz[a], f.oz[b]), L8::pair(f.sx[a], f.sx[b]),

@@ -26,6 +26,7 @@ struct PacketFrames {
   alignas(64) float sx[kPacketRays], sy[kPacketRays], sz[kPacketRays], smax[kPacketRays];
   alignas(64) float ox[kPacketRays], oy[kPacketRays], oz[kPacketRays];
   std::uint8_t kx[kPacketRays], ky[kPacketRays], kz[kPacketRays];
+  std::uint8_t frame[kPacketRays];  ///< kx | ky << 2 | kz << 4: one byte to compare two rays' frames
   /// Ray r's WatertightRay (ray: the ray it was set up from). The walks read the arrays in place
   /// (mesh_impl.hpp's PacketFrameSource); this whole copy is for the rare exact decisions.
   [[nodiscard]] WatertightRay<float> ray(int r, const Ray<float>& ray) const {
@@ -115,6 +116,7 @@ IMPACT_TARGET_AVX512 inline void set_up_packet16(const Vec3<float>& o, const flo
       int kx = (kz + 1) % 3, ky = (kx + 1) % 3;
       if (swap >> b & 1) std::swap(kx, ky);
       f.kx[i] = static_cast<std::uint8_t>(kx), f.ky[i] = static_cast<std::uint8_t>(ky), f.kz[i] = static_cast<std::uint8_t>(kz);
+      f.frame[i] = static_cast<std::uint8_t>(kx | ky << 2 | kz << 4);
     }
     if (g + 16 >= n) break;
   }

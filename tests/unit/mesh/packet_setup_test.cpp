@@ -48,7 +48,7 @@ TEST(PacketSetup, SixteenAtATimeEqualsTheConstructorsBitForBit) {
   }
   std::mt19937 rng(41);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  int rays = 0, ties = 0, tiny = 0;
+  int rays = 0, ties = 0, tiny = 0, frames_differ = 0;
   for (int trial = 0; trial < 3000; ++trial) {
     const int group = trial % 8;  // the direction signs of the packet
     Vec3<float> o;
@@ -98,6 +98,13 @@ TEST(PacketSetup, SixteenAtATimeEqualsTheConstructorsBitForBit) {
         ASSERT_TRUE(same(a, b)) << trial << " " << r;
       ASSERT_EQ(got.origin, w.origin);
       ASSERT_EQ(got.direction, w.direction);
+      // The frame code (the packet leaf's same_frame) tells the frames apart, against every
+      // earlier ray of the packet.
+      for (int q = 0; q < r; ++q) {
+        const bool same_axes = f.kx[q] == f.kx[r] && f.ky[q] == f.ky[r] && f.kz[q] == f.kz[r];
+        ASSERT_EQ(f.frame[q] == f.frame[r], same_axes) << trial << " " << q << " " << r;
+        frames_differ += !same_axes;
+      }
       const Vec3<float> a = v.cwiseAbs();
       ties += a[w.kz] == a[w.kx] || a[w.kz] == a[w.ky];
       tiny += (a.array() < 4.0f * std::numeric_limits<float>::min()).any();
@@ -107,6 +114,7 @@ TEST(PacketSetup, SixteenAtATimeEqualsTheConstructorsBitForBit) {
   // The draws reach what the set-up branches on.
   EXPECT_GT(ties, rays / 20);
   EXPECT_GT(tiny, rays / 5);
+  EXPECT_GT(frames_differ, rays);  // pairs of rays of different frames, about two thirds of them
 #else
   EXPECT_EQ(packet_lanes(), 4);  // no AVX-512 target on this compiler: nothing runs the set-up
 #endif
