@@ -72,4 +72,64 @@ TEST(FarToNear, EnteredSlotsOnceEachFarToNear) {
 #endif
 }
 
+// push_children8 (the interleaved walk's push of a node's entered children): the entered slots'
+// refs, counts and times land on the stack once each, far to near, above what was there (left as
+// it was), the top raised by their count; pop_item8 then takes the nearest first and drops the
+// items behind t_best. With `alone` and without: the same items, the same order.
+TEST(FarToNear, PushChildren8StacksTheEnteredChildrenFarToNear) {
+#if IMPACT_WALK_AVX2
+  if (!__builtin_cpu_supports("avx2")) {
+    EXPECT_FALSE(walk_wide8());
+    return;
+  }
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  MeshWideNode<float> w{};
+  for (int i = 0; i < kMeshWidth; ++i) w.child[i] = 1000u + static_cast<std::uint32_t>(i), w.count[i] = static_cast<std::uint32_t>(i % 3);
+  int pushes = 0, dropped = 0;
+  for (int trial = 0; trial < 6000; ++trial) {
+    const unsigned mask = trial < 256 ? static_cast<unsigned>(trial) : static_cast<unsigned>(rng() & 0xffu);
+    alignas(32) float t[kMeshWidth];
+    for (int i = 0; i < kMeshWidth; ++i) t[i] = (trial + i) % 5 == 0 ? 0.0f : u(rng) * 10.0f;
+    for (const bool alone : {false, true}) {
+      WalkStack8 s;
+      const int below = trial % 4;  // items already stacked, untouched by the push
+      for (int j = 0; j < below; ++j) s.ref[j] = 7u + static_cast<std::uint32_t>(j), s.count[j] = 9u, s.t[j] = -1.0f;
+      int top = below;
+      push_children8(w, mask, t, s, top, alone);
+      const int n = std::popcount(mask);
+      ASSERT_EQ(top, below + n) << trial;
+      for (int j = 0; j < below; ++j) ASSERT_TRUE(s.ref[j] == 7u + static_cast<std::uint32_t>(j) && s.count[j] == 9u && s.t[j] == -1.0f);
+      unsigned seen = 0;
+      for (int j = below; j < top; ++j) {
+        const int slot = static_cast<int>(s.ref[j]) - 1000;
+        ASSERT_TRUE(slot >= 0 && slot < kMeshWidth && (mask >> slot & 1u) != 0 && (seen >> slot & 1u) == 0) << trial << " " << j;
+        seen |= 1u << slot;
+        ASSERT_EQ(s.count[j], w.count[slot]);
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(s.t[j]), std::bit_cast<std::uint32_t>(t[slot]));
+        if (j > below) {
+          ASSERT_TRUE(!(s.t[j] > s.t[j - 1]) || within_band(s.t[j], s.t[j - 1])) << trial << " far to near";
+        }
+      }
+      ASSERT_EQ(seen, mask) << trial;
+      // Popping with t_best at the median time: the nearest first, the ones behind it dropped.
+      const float t_best = 5.0f;
+      std::uint32_t ref = 0, count = 0;
+      int expect_next = top - 1;
+      while (expect_next >= below && s.t[expect_next] > t_best) --expect_next, ++dropped;
+      if (expect_next >= below) {
+        ASSERT_TRUE(pop_item8(s, top, t_best, ref, count));
+        ASSERT_EQ(ref, s.ref[expect_next]);
+        ASSERT_LE(s.t[top], t_best);
+      }
+      pushes += n;
+    }
+  }
+  EXPECT_GT(pushes, 40000);
+  EXPECT_GT(dropped, 1000);
+#else
+  EXPECT_FALSE(walk_wide8());
+#endif
+}
+
 }  // namespace
