@@ -210,8 +210,7 @@ struct RayQuery {
   /// (a float mesh on the AVX-512 walk), two queries at a time on the eight lanes of L8
   /// (ray_block_lanes on their two set-ups side by side: the first's four triangle tests in the
   /// low half, the second's in the high half): each query of the mask with the next one when they
-  /// share their frame, else with itself (a leaf reached by one ray: that ray with itself, no
-  /// pairs sought). Block by block, each block's terms (BlockTerms: the
+  /// share their frame, else with itself. Block by block, each block's terms (BlockTerms: the
   /// corners relative to the origin) are computed once for each run of pairs whose frames and
   /// origins are the same (`same_terms`): for a packet of ray_cast_packets, whose rays share their
   /// origin, once per frame met.
@@ -220,18 +219,6 @@ struct RayQuery {
                         S* t_best, const Frames& frames) {
     if constexpr (requires { typename Ops::Pair; } && std::is_same_v<S, float>) {
       using L8 = typename Ops::Pair;
-      if ((rays & (rays - 1)) == 0) {  // one ray (57% of level_1m camera's leaves): no pairs to find
-        const int a = std::countr_zero(rays);
-        const RayLanes<L8> r = frames.template pair<L8>(a, a);
-        for (std::uint32_t k = first, end = first + (count + 3) / 4; k < end; ++k) {
-          const TriangleBlock4<S>& blk = m.blocks[k];
-          S lambda[8];
-          int redo;
-          const int hits = ray_block_lanes(r, BlockTerms<L8>(r, blk), q[a].back_faces, L8::splat(t_best[a]), lambda, redo);
-          q[a].block_hits(blk, hits & 0xf, redo & 0xf, lambda, t_best[a], [&] { return frames.ray(a); });
-        }
-        return;
-      }
       // The pairs, and (bit j of `fresh`) those whose terms are not the last pair's (either half:
       // a pair's two rays share their frame, not necessarily their origin).
       int pa[kPacketRays], pb[kPacketRays], np = 0, held = -1;
