@@ -334,13 +334,14 @@ std::string mesh_ray_cast_batch(const TriangleMesh<S>& mesh, Rows<S, 3> origin, 
   constexpr Index kAtOnce = 1024;
   BatchOptions by_piece = batch;
   by_piece.grain = std::max(1, batch.grain / static_cast<int>(kAtOnce));
+  // The rays are read in place (a shared row: a step of 0).
+  const mesh_detail::RayRowsIn<S> rays{origin.data(), origin.rows() == 1 ? 0u : 3u, direction.data(),
+                                       direction.rows() == 1 ? 0u : 3u, static_cast<std::size_t>(n)};
   for_each_block((n + kAtOnce - 1) / kAtOnce, by_piece, [&](Index first_piece, Index end_piece) {
-    Ray<S> rays[kAtOnce];
     for (Index base = first_piece * kAtOnce; base < std::min(n, end_piece * kAtOnce); base += kAtOnce) {
       const Index m = std::min(kAtOnce, n - base);
-      for (Index k = 0; k < m; ++k) rays[k] = Ray<S>{vec_at(origin, base + k), vec_at(direction, base + k)};
-      mesh_detail::mesh_ray_cast_many<S>(mesh, std::span<const Ray<S>>(rays, static_cast<std::size_t>(m)), options, out,
-                                         base);
+      mesh_detail::mesh_ray_cast_many<S>(mesh, rays.rows(static_cast<std::size_t>(base), static_cast<std::size_t>(m)), options,
+                                         out, base);
     }
   });
   return {};

@@ -326,7 +326,7 @@ struct QueryFrames {
 /// level_1m (each copy's loads waited on those stores). Ray r is rays[at[r]].
 struct PacketFrameSource {
   const PacketFrames& f;
-  const Ray<float>* rays;
+  const RayRowsIn<float>& rays;
   const std::size_t* at;
   [[nodiscard]] bool same_frame(int a, int b) const { return f.frame[a] == f.frame[b]; }
   /// The same frame from the same origin, to the bit: the same BlockTerms. A packet set up by
@@ -380,6 +380,28 @@ struct RayRowsOut {
   void put(std::size_t i, const MeshTree<S>& m, const RayQuery<S>& q, const Ray<S>& ray, S t_best) const {
     if (!q.have) return none(i, Status::miss);
     write(i, Status::hit, t_best, ray.origin + t_best * ray.direction, q.best_tri, &q, &m);
+  }
+  /// Whether put_rows can answer: every column but the normal, which needs each ray's query.
+  [[nodiscard]] bool by_rows() const { return rows.normal.rows() == 0; }
+  /// Rays i0 … i0 + n − 1 of `rays` (row first + i0 on) at once, each from its status, its λ and
+  /// its triangle (both 0 unless a hit): what none and put write, bit for bit (the point is the
+  /// same o + λ·d), column by column in loops without a branch a ray. Not for normals (by_rows).
+  void put_rows(std::size_t i0, std::size_t n, const std::uint8_t* status, const S* lambda, const std::uint32_t* tri,
+                const RayRowsIn<S>& rays) const {
+    const auto r0 = static_cast<std::size_t>(first) + i0;
+    if (!rows.status.empty()) std::copy(status, status + n, rows.status.data() + r0);
+    if (rows.lambda.rows() != 0) std::copy(lambda, lambda + n, rows.lambda.data() + r0);
+    if (rows.point.rows() != 0) {
+      S* point = rows.point.data() + 3 * r0;
+      const S* o = rays.origin + i0 * rays.origin_step;
+      const S* d = rays.direction + i0 * rays.direction_step;
+      constexpr auto kHit = static_cast<std::uint8_t>(Status::hit);
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t k = 0; k < 3; ++k)
+          point[3 * j + k] = status[j] == kHit ? o[j * rays.origin_step + k] + lambda[j] * d[j * rays.direction_step + k] : S(0);
+    }
+    if (!rows.triangle.empty()) std::copy(tri, tri + n, rows.triangle.data() + r0);
+    if (!rows.room.empty()) std::fill_n(rows.room.data() + r0, n, 0u);
   }
 
  private:
@@ -447,21 +469,22 @@ namespace mesh_detail {
 /// direction within ±lim on each axis and not zero, and shared_ok), else 0xffff; sign_group[i]
 /// the group either way; the directions side by side in dx, dy, dz; `searched` grows by the rays
 /// ok. Returns how many rays it did (a multiple of sixteen).
-IMPACT_TARGET_AVX512 inline std::size_t check_directions16(const Ray<float>* rays, std::size_t n, bool shared_ok, float lim,
+IMPACT_TARGET_AVX512 inline std::size_t check_directions16(const RayRowsIn<float>& rays, std::size_t n, bool shared_ok, float lim,
                                                            std::uint16_t* key, std::uint8_t* sign_group, float* dx, float* dy,
                                                            float* dz, std::size_t& searched) {
-  static_assert(sizeof(Ray<float>) == 6 * sizeof(float));
-  const __m512i six = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi32(6));
+  // Lane j reads the floats of ray i + j's direction, rays.direction_step apart.
+  const __m512i step = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                                          _mm512_set1_epi32(static_cast<int>(rays.direction_step)));
   const __m512 lim16 = _mm512_set1_ps(lim), zero = _mm512_setzero_ps();
   const __mmask16 shared = shared_ok ? __mmask16(0xffff) : __mmask16(0);
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const float* base = rays[i].direction.data();
+    const float* base = rays.direction + i * rays.direction_step;
     __m512 d[3];
     __mmask16 ok = shared, nonzero = 0;
     __m512i group = _mm512_setzero_si512();
     for (int k = 0; k < 3; ++k) {
-      d[k] = _mm512_mask_i32gather_ps(zero, __mmask16(0xffff), _mm512_add_epi32(six, _mm512_set1_epi32(k)), base, 4);
+      d[k] = _mm512_mask_i32gather_ps(zero, __mmask16(0xffff), _mm512_add_epi32(step, _mm512_set1_epi32(k)), base, 4);
       ok &= _mm512_cmp_ps_mask(_mm512_abs_ps(d[k]), lim16, _CMP_LE_OQ);
       nonzero |= _mm512_cmp_ps_mask(d[k], zero, _CMP_NEQ_UQ);
       // std::signbit: the sign bit itself (−0 too) as bit k.
@@ -510,7 +533,7 @@ inline bool project_gnomonic(const float* dx, const float* dy, const float* dz, 
 /// cell of a grid over their directions d/‖d‖₁ sized for about kPacketRays rays a cell (a
 /// counting sort: no allocation), and packed in that order.
 template <class S>
-void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const MeshRayOptions<S>& opt,
+void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const MeshRayOptions<S>& opt,
                       const RayRowsOut<S>& out) {
   constexpr std::size_t kPackAtOnce = 1024;
   constexpr int kMaxCells = 128;  // grid cells per sign group
@@ -526,8 +549,14 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
   alignas(64) float u[kPackAtOnce], v[kPackAtOnce], dx[kPackAtOnce], dy[kPackAtOnce], dz[kPackAtOnce];
   std::uint8_t sign_group[kPackAtOnce];
   std::uint16_t count[4][8 * kMaxCells + 1];
+  // The piece's answers, written to the rows at its end (RayRowsOut::put_rows) unless normals are
+  // asked for (then each ray's as its packet ends).
+  const bool by_rows = out.by_rows();
+  std::uint8_t answer_status[kPackAtOnce];
+  S answer_lambda[kPackAtOnce];
+  std::uint32_t answer_tri[kPackAtOnce];
   // The rays share their origin (to the bit) and max_lambda: those are checked once.
-  const bool shared_ok = !rays.empty() && ray_origin_ok(rays[0].origin, opt);
+  const bool shared_ok = rays.size() != 0 && ray_origin_ok(rays.origin_of(0), opt);
   for (std::size_t base = 0; base < rays.size(); base += kPackAtOnce) {
     const std::size_t n = std::min(kPackAtOnce, rays.size() - base);
     // The rays to search and their sign groups, without a branch per ray (sixteen rays a step
@@ -538,10 +567,10 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
     std::size_t searched = 0, from = 0;
 #if IMPACT_PACKET_AVX512
     if constexpr (std::is_same_v<S, float>)
-      if (packet_lanes() == 16) from = check_directions16(rays.data() + base, n, shared_ok, lim, key, sign_group, dx, dy, dz, searched);
+      if (packet_lanes() == 16) from = check_directions16(rays.rows(base, n), n, shared_ok, lim, key, sign_group, dx, dy, dz, searched);
 #endif
     for (std::size_t i = from; i < n; ++i) {
-      const Vec3<S>& d = rays[base + i].direction;
+      const Vec3<S> d = rays.direction_of(base + i);
       const int ok = int(shared_ok) & int(std::abs(d[0]) <= lim) & int(std::abs(d[1]) <= lim) & int(std::abs(d[2]) <= lim) &
                      (int(d[0] != S(0)) | int(d[1] != S(0)) | int(d[2] != S(0)));  // bitwise: no branch
       const int group = int(std::signbit(d[0])) | int(std::signbit(d[1])) << 1 | int(std::signbit(d[2])) << 2;
@@ -555,10 +584,14 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
       for (std::size_t i = 0; i < n; ++i)
         if (key[i] == 0xffff) {
           Status st;
-          (void)direction_searchable(shared_ok, rays[base + i].direction, st);
-          out.none(base + i, st);
+          (void)direction_searchable(shared_ok, rays.direction_of(base + i), st);
+          if (!by_rows) out.none(base + i, st);
+          answer_status[i] = static_cast<std::uint8_t>(st), answer_lambda[i] = S(0), answer_tri[i] = 0;
         }
-    if (searched == 0) continue;
+    if (searched == 0) {
+      if (by_rows) out.put_rows(base, n, answer_status, answer_lambda, answer_tri, rays);
+      continue;
+    }
     std::size_t first = 0, last = n - 1;
     if (searched != n) {
       // Their directions take the first searched one's place (they are out of the grid: only its
@@ -644,7 +677,7 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
             dirs[0][nr] = dx[order[k]], dirs[1][nr] = dy[order[k]], dirs[2][nr] = dz[order[k]];  // S is float: d as it came
           }
           for (int r = nr; r < kPacketRays; ++r) dirs[0][r] = dirs[0][nr - 1], dirs[1][r] = dirs[1][nr - 1], dirs[2][r] = dirs[2][nr - 1];
-          set_up_packet16(rays[at[0]].origin, dirs[0], dirs[1], dirs[2], nr, opt.max_lambda, p, frames);
+          set_up_packet16(rays.origin_of(0), dirs[0], dirs[1], dirs[2], nr, opt.max_lambda, p, frames);
           // The watertight frames stay in `frames` (PacketFrameSource reads them in place).
           for (int r = 0; r < nr; ++r) {
             q[r].start(opt.back_faces);
@@ -658,10 +691,11 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
         for (const int group = sign_group[order[k]]; k < searched && p.n < kPacketRays; ++k) {
           if (sign_group[order[k]] != group) break;
           const std::size_t i = base + order[k];
-          const Segment3<S> seg(rays[i].origin, rays[i].direction, Vec3<S>::Zero(), Vec3<S>::Zero());
+          const Ray<S> ray = rays[i];
+          const Segment3<S> seg(ray.origin, ray.direction, Vec3<S>::Zero(), Vec3<S>::Zero());
           const int r = p.n;
           at[r] = i;
-          q[r] = RayQuery<S>(rays[i], opt.back_faces);
+          q[r] = RayQuery<S>(ray, opt.back_faces);
           t_best[r] = opt.max_lambda;
           p.add(seg, t_best[r]);
         }
@@ -674,39 +708,48 @@ void ray_cast_packets(const MeshTree<S>& m, std::span<const Ray<S>> rays, const 
 #if IMPACT_PACKET_AVX512
           if constexpr (std::is_same_v<S, float>)
             if (set_up16) {
-              RayQuery<S>::leaf_rays(ops, m, first, count_, leaf_rays, q, t_best, PacketFrameSource{frames, rays.data(), at});
+              RayQuery<S>::leaf_rays(ops, m, first, count_, leaf_rays, q, t_best, PacketFrameSource{frames, rays, at});
               return;
             }
 #endif
           RayQuery<S>::leaf_rays(ops, m, first, count_, leaf_rays, q, t_best, QueryFrames<S>{q});
         });
-      for (int r = 0; r < p.n; ++r) out.put(at[r], m, q[r], rays[at[r]], t_best[r]);
+      if (!by_rows) {
+        for (int r = 0; r < p.n; ++r) out.put(at[r], m, q[r], rays[at[r]], t_best[r]);
+        continue;
+      }
+      for (int r = 0; r < p.n; ++r) {
+        const std::size_t j = at[r] - base;
+        answer_status[j] = static_cast<std::uint8_t>(q[r].have ? Status::hit : Status::miss);
+        answer_lambda[j] = q[r].have ? t_best[r] : S(0);
+        answer_tri[j] = q[r].best_tri;  // 0 unless a hit (RayQuery::start)
+      }
     }
+    if (by_rows) out.put_rows(base, n, answer_status, answer_lambda, answer_tri, rays);
   }
 }
 
 template <class S>
-void mesh_ray_cast_many(const TriangleMesh<S>& mesh, std::span<const Ray<S>> rays, const MeshRayOptions<S>& opt,
+void mesh_ray_cast_many(const TriangleMesh<S>& mesh, const RayRowsIn<S>& rays, const MeshRayOptions<S>& opt,
                         MeshRayRows<S>& rows, Eigen::Index first) {
   const RayRowsOut<S> out{rows, first};
   // Rays from one origin (a camera, a lidar) enter nearly the same nodes: they walk as packets
   // (a node reached once for all of them). Other rays interleave their walks. A tree of one leaf
   // has no walk to share.
   const MeshTree<S>& m = detail::MeshAccess::tree(mesh);
-  // One origin to the bit (not ==, which takes −0 for +0): the packets' set-up takes it once.
-  const bool one_origin = std::all_of(rays.begin(), rays.end(), [&](const Ray<S>& r) {
-    return std::memcmp(r.origin.data(), rays.front().origin.data(), sizeof(Vec3<S>)) == 0;
-  });
+  // One origin to the bit: the packets' set-up takes it once.
+  const bool one_origin = rays.one_origin();
   if (opt.brute_force || (one_origin && (m.nodes.empty() || m.nodes[0].count > 0))) {
     for (std::size_t i = 0; i < rays.size(); ++i) {
-      if (Status s; !ray_searchable(rays[i], opt, s)) {
+      const Ray<S> ray = rays[i];
+      if (Status s; !ray_searchable(ray, opt, s)) {
         out.none(i, s);
         continue;
       }
       RayQuery<S> q;
       S best;
-      search_one(mesh, rays[i], opt, q, best);
-      out.put(i, m, q, rays[i], best);
+      search_one(mesh, ray, opt, q, best);
+      out.put(i, m, q, ray, best);
     }
     return;
   }
@@ -722,7 +765,7 @@ void mesh_ray_cast_many(const TriangleMesh<S>& mesh, std::span<const Ray<S>> ray
     walk_leaves_interleaved(
         m, n,
         [&](std::size_t i, Segment3<S>& seg, S& t_best) {
-          const Ray<S>& ray = rays[base + i];
+          const Ray<S> ray = rays[base + i];
           Status s;
           walked[i] = ray_searchable(ray, opt, s);
           if (!walked[i]) {
@@ -875,7 +918,7 @@ MeshCastHit<S> mesh_shape_cast(const TriangleMesh<S>& mesh, const Shape<S>& shap
   template class TriangleMesh<S>;                                                                                   \
   template std::string build_mesh<S>(TriangleMesh<S>&, const MeshBuildOptions&);                                   \
   template MeshRayHit<S> mesh_ray_cast<S>(const TriangleMesh<S>&, const Ray<S>&, const MeshRayOptions<S>&);        \
-  template void mesh_detail::mesh_ray_cast_many<S>(const TriangleMesh<S>&, std::span<const Ray<S>>,                    \
+  template void mesh_detail::mesh_ray_cast_many<S>(const TriangleMesh<S>&, const mesh_detail::RayRowsIn<S>&,          \
                                                    const MeshRayOptions<S>&, MeshRayRows<S>&, Eigen::Index);         \
   template MeshCastHit<S> mesh_sphere_cast<S>(const TriangleMesh<S>&, const Vec3<S>&, S, const Vec3<S>&,          \
                                               const MeshSphereOptions<S>&);                                        \

@@ -444,17 +444,20 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneOriginWalkAsPacketsAndEqualSingle) {
           std::vector<std::uint8_t> st(static_cast<std::size_t>(n));
           std::vector<std::uint32_t> tri(static_cast<std::size_t>(n));
           Mat<S> lam(n, 1), pt(n, 3), nm(n, 3);
-          MeshRayRows<S> ro{st, ColumnOut<S>(lam.data(), n), out3(pt), out3(nm), tri, {}};
-          ASSERT_EQ(mesh_ray_cast_batch<S>(mesh, rows3(org), rows3(dir), opt, ro, {.threads = threads, .grain = 64}), "");
+          // Both ways of writing the answers: ray by ray with normals, a thousand rows at a time
+          // without; the origin as a row per ray or as one row that every ray shares.
+          const bool normals = bf == BackFaces::collide;
+          const Mat<S> org_in = threads == 2 ? Mat<S>(org.topRows(1)) : org;
+          MeshRayRows<S> ro{st, ColumnOut<S>(lam.data(), n), out3(pt), normals ? out3(nm) : RowsOut<S, 3>(nullptr, 0, 3), tri, {}};
+          ASSERT_EQ(mesh_ray_cast_batch<S>(mesh, rows3(org_in), rows3(dir), opt, ro, {.threads = threads, .grain = 64}), "");
           for (int i = 0; i < n; ++i) {
             const Ray<S> ray{row(org, i), row(dir, i)};
             const MeshRayHit<S> h = mesh_ray_cast(mesh, ray, opt);
             ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(h.status)) << scene << " " << i;
-            ASSERT_TRUE(same_bits(lam(i, 0), h.lambda) && same_bits(row(pt, i), h.point) && same_bits(row(nm, i), h.normal))
+            ASSERT_TRUE(same_bits(lam(i, 0), h.lambda) && same_bits(row(pt, i), h.point) &&
+                        (!normals || same_bits(row(nm, i), h.normal)))
                 << scene << " " << i;
-            if (h.status == Status::hit) {
-              ASSERT_EQ(tri[static_cast<std::size_t>(i)], h.triangle) << scene << " " << i;
-            }
+            ASSERT_EQ(tri[static_cast<std::size_t>(i)], h.triangle) << scene << " " << i;  // 0 unless a hit
             if (i % 7 == 0 && threads == 1) {
               MeshRayOptions<S> bo = opt;
               bo.brute_force = true;
