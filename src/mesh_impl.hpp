@@ -12,6 +12,7 @@
 #include "mesh/bin_tree_walk.hpp"
 #include "mesh/closest_on_triangle.hpp"
 #include "mesh/interleaved_walk.hpp"
+#include "mesh/packet_order.hpp"
 #include "mesh/packet_setup.hpp"
 #include "mesh/packet_walk.hpp"
 #include "mesh/ray_many.hpp"
@@ -503,40 +504,14 @@ IMPACT_TARGET_AVX512 inline std::size_t check_directions16(const RayRowsIn<float
 }
 #endif
 
-/// The gnomonic coordinates of directions (dx[i], dy[i], dz[i]), i < n, in the plane across
-/// `axis` spanned by e1 and e2: u[i], v[i] = (d·e1, d·e2) / (d·axis). False (u and v then
-/// unfinished) when some direction is not within 75° of the axis. Branch-free, so that the
-/// compiler vectorises it.
-inline bool project_gnomonic(const float* dx, const float* dy, const float* dz, std::size_t n, const float* axis, const float* e1,
-                             const float* e2, float* u, float* v) {
-  const float a0 = axis[0], a1 = axis[1], a2 = axis[2];
-  int ahead_all = 1;
-  for (std::size_t i = 0; i < n; ++i) {
-    const float x = dx[i], y = dy[i], z = dz[i];
-    const float ahead = x * a0 + y * a1 + z * a2;
-    const float sq = x * x + y * y + z * z;
-    ahead_all &= int(ahead > 0.0f) & int(ahead * ahead > 0.0625f * sq);  // bitwise: no branch
-    const float inv = 1.0f / ahead;
-    u[i] = (x * e1[0] + y * e1[1] + z * e1[2]) * inv;
-    v[i] = (x * e2[0] + y * e2[1] + z * e2[2]) * inv;
-  }
-  return ahead_all != 0;
-}
-
 /// Rays from one origin walked as packets (packet_walk.hpp): ray i's answer is mesh_ray_cast's,
-/// bit for bit. The tree's root is a wide node.
-///
-/// The interval test culls best on square packets: a strip of 16 pixels of one row is 16 times
-/// wider than high, and enters about twice the boxes a 4×4 patch enters (terrain_1m's camera:
-/// 320 against 242 ns a ray). The caller's order is a camera's rows, so up to kPackAtOnce rays
-/// at a time are first grouped by direction signs (a packet's rays share them) and then by the
-/// cell of a grid over their directions d/‖d‖₁ sized for about kPacketRays rays a cell (a
-/// counting sort: no allocation), and packed in that order.
+/// bit for bit. The tree's root is a wide node. Up to kPackAtOnce rays at a time are ordered into
+/// square patches of neighbouring directions, each of one sign group (packet_order.hpp: a camera's
+/// rows by index, other directions by a grid over them; no allocation), and packed in that order.
 template <class S>
 void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const MeshRayOptions<S>& opt,
                       const RayRowsOut<S>& out) {
-  constexpr std::size_t kPackAtOnce = 1024;
-  constexpr int kMaxCells = 128;  // grid cells per sign group
+  constexpr std::size_t kPackAtOnce = kOrderAtOnce;
   RayQuery<S> q[kPacketRays];
   S t_best[kPacketRays];
   std::size_t at[kPacketRays];
@@ -546,9 +521,8 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
   alignas(64) float dirs[3][kPacketRays];
 #endif
   std::uint16_t key[kPackAtOnce], order[kPackAtOnce];
-  alignas(64) float u[kPackAtOnce], v[kPackAtOnce], dx[kPackAtOnce], dy[kPackAtOnce], dz[kPackAtOnce];
-  std::uint8_t sign_group[kPackAtOnce];
-  std::uint16_t count[4][8 * kMaxCells + 1];
+  alignas(64) float dx[kPackAtOnce], dy[kPackAtOnce], dz[kPackAtOnce];
+  std::uint8_t sign_group[kPackAtOnce], cut[kPackAtOnce];
   // The piece's answers, written to the rows at its end (RayRowsOut::put_rows) unless normals are
   // asked for (then each ray's as its packet ends).
   const bool by_rows = out.by_rows();
@@ -592,76 +566,23 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
       if (by_rows) out.put_rows(base, n, answer_status, answer_lambda, answer_tri, rays);
       continue;
     }
-    std::size_t first = 0, last = n - 1;
-    if (searched != n) {
-      // Their directions take the first searched one's place (they are out of the grid: only its
-      // bounds and the projection's test read them).
-      while (key[first] == 0xffff) ++first;
-      while (key[last] == 0xffff) --last;
-      for (std::size_t i = 0; i < n; ++i)
-        if (key[i] == 0xffff) dx[i] = dx[first], dy[i] = dy[first], dz[i] = dz[first];
-    }
-    // Directions as points of the plane across a view axis (the gnomonic projection: a camera's
-    // pixel grid stays a grid), the axis from the first, middle and last directions, the plane's
-    // first axis along the way from the first to the last (the caller's rows); where some
-    // direction is not well in front of the axis (a lidar all around), the first two
-    // coordinates of d/‖d‖₁ instead. Only the grouping depends on these: any rounding will do.
-    auto unit = [&](std::size_t i) { return Eigen::Vector3f(dx[i], dy[i], dz[i]).normalized().eval(); };
-    const Eigen::Vector3f d0 = unit(first), d1 = unit(last);
-    Eigen::Vector3f axis = d0 + d1 + unit(first + (last - first) / 2);
-    Eigen::Vector3f e1 = d1 - d0;
-    bool gnomonic = axis.squaredNorm() > 1e-6f;
-    if (gnomonic) {
-      axis.normalize();
-      e1 -= e1.dot(axis) * axis;
-      if (!(e1.squaredNorm() > 1e-12f)) e1 = axis.unitOrthogonal();
-      e1.normalize();
-    }
-    const Eigen::Vector3f e2 = axis.cross(e1);
-    float ulo = 1, uhi = -1, vlo = 1, vhi = -1;
-    // Every ray's coordinates (a vectorised loop: float arrays side by side, no branch).
-    if (!gnomonic || !project_gnomonic(dx, dy, dz, n, axis.data(), e1.data(), e2.data(), u, v)) {
-      // ‖d‖₁ at least the least normal float: a double direction below float's range is (0, 0, 0)
-      // here, and 0 / 0 made the grid's bounds NaN, its size and cells undefined (found
-      // 2026-12-06, reading this code: cells out of `count`'s range).
-      for (std::size_t i = 0; i < n; ++i) {
-        const float l1 = std::max(std::abs(dx[i]) + std::abs(dy[i]) + std::abs(dz[i]), std::numeric_limits<float>::min());
-        u[i] = dx[i] / l1;
-        v[i] = dy[i] / l1;
+    // The order in which they form packets (packet_order.hpp): a camera's rows by index, other
+    // directions by a grid over them.
+    if (!order_camera_rows(dx, dy, dz, key, n, searched, kPacketRays, order, cut)) {
+      std::size_t first = 0, last = n - 1;
+      if (searched != n) {
+        // Their directions take the first searched one's place (they are out of the grid: only
+        // its bounds and the projection's test read them).
+        while (key[first] == 0xffff) ++first;
+        while (key[last] == 0xffff) --last;
+        for (std::size_t i = 0; i < n; ++i)
+          if (key[i] == 0xffff) dx[i] = dx[first], dy[i] = dy[first], dz[i] = dz[first];
       }
+      order_by_direction_grid(dx, dy, dz, key, n, searched, first, last, order);
+      std::fill_n(cut, searched, std::uint8_t(0));
     }
-    min_max4(u, n, ulo, uhi);
-    min_max4(v, n, vlo, vhi);
-    // A grid of about searched / kPacketRays cells, as square as the directions' extent allows.
-    const float w = std::max(uhi - ulo, 1e-30f), h = std::max(vhi - vlo, 1e-30f);
-    const double cells = std::clamp(double(searched) / kPacketRays, 1.0, double(kMaxCells));
-    const int gx = static_cast<int>(std::clamp(std::round(std::sqrt(cells * w / h)), 1.0, cells));
-    const int gy = std::clamp(static_cast<int>(cells) / gx, 1, kMaxCells / gx);
-    const int groups = 8 * gx * gy;
-    const float fx = float(gx) / w, fy = float(gy) / h;
-    // Each ray's cell (a loop without a branch); the rays not searched take `groups`, a
-    // last bucket that sorts after every cell (order[searched …] then holds them: never read).
-    for (std::size_t i = 0; i < n; ++i) {
-      const int cx = std::min(gx - 1, static_cast<int>((u[i] - ulo) * fx));
-      const int cy = std::min(gy - 1, static_cast<int>((v[i] - vlo) * fy));
-      const int cell = (key[i] * gy + cy) * gx + cx;
-      key[i] = static_cast<std::uint16_t>(key[i] == 0xffff ? groups : cell);
-    }
-    // A counting sort by cell with four counts per cell, ray i counted in count[i % 4]: rays of a
-    // camera's row fall in one cell several in a row, and with one count each increment waited
-    // on the last one's store (about 2 ns a ray, 2026-12-06). Within a cell the rays come by
-    // i % 4, then i: any order in a cell will do (it only groups).
-    for (auto& c : count) std::fill(c, c + groups + 1, std::uint16_t(0));
-    for (std::size_t i = 0; i < n; ++i) ++count[i % 4][key[i]];
-    for (int b = 0, at_ = 0; b <= groups; ++b)
-      for (auto& c : count) {
-        const int here = c[b];
-        c[b] = static_cast<std::uint16_t>(at_);
-        at_ += here;
-      }
-    for (std::size_t i = 0; i < n; ++i) order[count[i % 4][key[i]]++] = static_cast<std::uint16_t>(i);
     // A packet's rays share their direction signs (so the near and far planes of each axis): a
-    // ray of another sign group starts the next packet.
+    // ray of another sign group starts the next packet, and so does a new patch of a camera's rows.
     for (std::size_t k = 0; k < searched;) {
       p.n = 0;
       [[maybe_unused]] bool set_up16 = false;  // the frames in `frames` (else in each query)
@@ -672,7 +593,7 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
           // The rays' set-ups sixteen at a time (packet_setup.hpp), from their directions side by side.
           int nr = 0;
           for (const int group = sign_group[order[k]]; k < searched && nr < kPacketRays; ++k, ++nr) {
-            if (sign_group[order[k]] != group) break;
+            if (sign_group[order[k]] != group || (nr > 0 && cut[k] != 0)) break;
             at[nr] = base + order[k];
             dirs[0][nr] = dx[order[k]], dirs[1][nr] = dy[order[k]], dirs[2][nr] = dz[order[k]];  // S is float: d as it came
           }
@@ -689,7 +610,7 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
 #endif
       if (p.n == 0) {  // not set up above: ray by ray, with the constructors themselves
         for (const int group = sign_group[order[k]]; k < searched && p.n < kPacketRays; ++k) {
-          if (sign_group[order[k]] != group) break;
+          if (sign_group[order[k]] != group || (p.n > 0 && cut[k] != 0)) break;
           const std::size_t i = base + order[k];
           const Ray<S> ray = rays[i];
           const Segment3<S> seg(ray.origin, ray.direction, Vec3<S>::Zero(), Vec3<S>::Zero());
