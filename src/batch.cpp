@@ -327,21 +327,36 @@ std::string mesh_ray_cast_batch(const TriangleMesh<S>& mesh, Rows<S, 3> origin, 
   // memory reads overlap (mesh/interleaved_walk.hpp), or, from one origin, go as packets of
   // neighbouring directions (mesh/packet_walk.hpp: a thousand rays are several rows of a
   // camera, from which square packets are drawn); each answer is mesh_ray_cast's.
-  // The threads' tasks take whole pieces of kAtOnce rays, cut at multiples of kAtOnce from the
-  // batch's start: a task cut in the middle of a camera's rows (the grain alone allowed 64 rays)
-  // left packets of a fraction of a row (terrain_1m's camera on 2 threads: 129 ns a ray, whole
-  // pieces 103; bench/README.md). A batch of one piece runs on the calling thread.
+  // The threads' tasks take whole pieces, cut at multiples of kAtOnce from the batch's start: a
+  // task cut in the middle of a camera's rows (the grain alone allowed 64 rays) left packets of a
+  // fraction of a row (terrain_1m's camera on 2 threads: 129 ns a ray, whole pieces 103;
+  // bench/README.md). A camera's rows found in the batch's first rays (W pixels a row, from ray
+  // b on), the pieces are whole rows instead, four or a multiple of four and a thousand rays or
+  // more, cut at b + k·piece: a thousand rays of a camera 640 or 1,920 pixels wide are a row or
+  // two, whose packets are strips (level_1m, 2026-12-06: 1.3 and 1.7 times Embree's stream time).
+  // A batch of one piece runs on the calling thread.
   constexpr Index kAtOnce = 1024;
-  BatchOptions by_piece = batch;
-  by_piece.grain = std::max(1, batch.grain / static_cast<int>(kAtOnce));
   // The rays are read in place (a shared row: a step of 0).
   const mesh_detail::RayRowsIn<S> rays{origin.data(), origin.rows() == 1 ? 0u : 3u, direction.data(),
                                        direction.rows() == 1 ? 0u : 3u, static_cast<std::size_t>(n)};
-  for_each_block((n + kAtOnce - 1) / kAtOnce, by_piece, [&](Index first_piece, Index end_piece) {
-    for (Index base = first_piece * kAtOnce; base < std::min(n, end_piece * kAtOnce); base += kAtOnce) {
-      const Index m = std::min(kAtOnce, n - base);
-      mesh_detail::mesh_ray_cast_many<S>(mesh, rays.rows(static_cast<std::size_t>(base), static_cast<std::size_t>(m)), options,
-                                         out, base);
+  constexpr auto kMaxWidth = static_cast<Index>(mesh_detail::kOrderAtOnce / 4);
+  const auto [width, row0] = mesh_detail::camera_row_width(rays, static_cast<std::size_t>(kMaxWidth));
+  Index piece = kAtOnce, cut0 = 0;  // pieces [0, cut0), then [cut0 + k·piece, cut0 + (k + 1)·piece)
+  if (width > 0) {
+    const auto rows4 = 4 * static_cast<Index>(width);
+    piece = rows4 * ((kAtOnce + rows4 - 1) / rows4);
+    cut0 = static_cast<Index>(row0) % piece;
+  }
+  const Index pieces = (cut0 > 0 ? 1 : 0) + (n - std::min(n, cut0) + piece - 1) / piece;
+  auto piece_start = [&](Index p) { return std::min(n, cut0 > 0 ? (p == 0 ? 0 : cut0 + (p - 1) * piece) : p * piece); };
+  BatchOptions by_piece = batch;
+  by_piece.grain = std::max(1, batch.grain / static_cast<int>(piece));
+  for_each_block(pieces, by_piece, [&](Index first_piece, Index end_piece) {
+    for (Index p = first_piece; p < end_piece; ++p) {
+      const Index base = piece_start(p), m = piece_start(p + 1) - base;
+      if (m > 0)
+        mesh_detail::mesh_ray_cast_many<S>(mesh, rays.rows(static_cast<std::size_t>(base), static_cast<std::size_t>(m)), options,
+                                           out, base);
     }
   });
   return {};

@@ -504,6 +504,19 @@ IMPACT_TARGET_AVX512 inline std::size_t check_directions16(const RayRowsIn<float
 }
 #endif
 
+/// ray_cast_packets' arrays for up to kOrderAtOnce rays at once: about 300 KB, one set per
+/// thread (in no thread's stack, some of which are small; no allocation after a thread's first).
+template <class S>
+struct PacketPiece {
+  std::uint16_t key[kOrderAtOnce], order[kOrderAtOnce];
+  alignas(64) float dx[kOrderAtOnce], dy[kOrderAtOnce], dz[kOrderAtOnce];
+  alignas(64) float u[kOrderAtOnce], v[kOrderAtOnce];  // order_by_direction_grid's
+  std::uint8_t sign_group[kOrderAtOnce], cut[kOrderAtOnce];
+  std::uint8_t answer_status[kOrderAtOnce];
+  S answer_lambda[kOrderAtOnce];
+  std::uint32_t answer_tri[kOrderAtOnce];
+};
+
 /// Rays from one origin walked as packets (packet_walk.hpp): ray i's answer is mesh_ray_cast's,
 /// bit for bit. The tree's root is a wide node. Up to kPackAtOnce rays at a time are ordered into
 /// square patches of neighbouring directions, each of one sign group (packet_order.hpp: a camera's
@@ -520,15 +533,11 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
   PacketFrames frames;
   alignas(64) float dirs[3][kPacketRays];
 #endif
-  std::uint16_t key[kPackAtOnce], order[kPackAtOnce];
-  alignas(64) float dx[kPackAtOnce], dy[kPackAtOnce], dz[kPackAtOnce];
-  std::uint8_t sign_group[kPackAtOnce], cut[kPackAtOnce];
+  thread_local PacketPiece<S> piece;
+  auto& [key, order, dx, dy, dz, u, v, sign_group, cut, answer_status, answer_lambda, answer_tri] = piece;
   // The piece's answers, written to the rows at its end (RayRowsOut::put_rows) unless normals are
   // asked for (then each ray's as its packet ends).
   const bool by_rows = out.by_rows();
-  std::uint8_t answer_status[kPackAtOnce];
-  S answer_lambda[kPackAtOnce];
-  std::uint32_t answer_tri[kPackAtOnce];
   // The rays share their origin (to the bit) and max_lambda: those are checked once.
   const bool shared_ok = rays.size() != 0 && ray_origin_ok(rays.origin_of(0), opt);
   for (std::size_t base = 0; base < rays.size(); base += kPackAtOnce) {
@@ -578,7 +587,7 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
         for (std::size_t i = 0; i < n; ++i)
           if (key[i] == 0xffff) dx[i] = dx[first], dy[i] = dy[first], dz[i] = dz[first];
       }
-      order_by_direction_grid(dx, dy, dz, key, n, searched, first, last, order);
+      order_by_direction_grid(dx, dy, dz, key, n, searched, first, last, order, u, v);
       std::fill_n(cut, searched, std::uint8_t(0));
     }
     // A packet's rays share their direction signs (so the near and far planes of each axis): a

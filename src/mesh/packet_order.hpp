@@ -18,6 +18,7 @@
 // part of each ray's key, and both orders keep a group's rays together. Only the packets' shapes
 // depend on the order: every ray's answer is the same whatever its packet (packet_walk.hpp).
 #include "mesh/packet_walk.hpp"
+#include "mesh/ray_many.hpp"
 
 #include <Eigen/Dense>
 
@@ -48,9 +49,6 @@ inline bool project_gnomonic(const float* dx, const float* dy, const float* dz, 
   }
   return ahead_all != 0;
 }
-
-/// The most rays ordered at once.
-inline constexpr std::size_t kOrderAtOnce = 1024;
 
 /// The order of rays 0 … n − 1 (n ≤ kOrderAtOnce; directions dx[i], dy[i], dz[i]; key[i] their
 /// sign group, 0 … 7, or 0xffff for a ray not searched) in patches of up to `patch` rays (a power
@@ -157,12 +155,13 @@ inline bool order_camera_rows(const float* dx, const float* dy, const float* dz,
 /// 0xffff) given the direction of a searched one; key[i] their sign group, 0 … 7) by the cell of
 /// a grid over their directions sized for about kPacketRays rays a cell, sign group by sign group:
 /// order[0 … searched) the searched rays (`first` and `last`: the first and the last of them;
-/// 0 < n ≤ kOrderAtOnce). `key` is overwritten (each ray's cell).
+/// 0 < n ≤ kOrderAtOnce). `key` is overwritten (each ray's cell); u and v (n floats each) are
+/// scratch.
 inline void order_by_direction_grid(const float* dx, const float* dy, const float* dz, std::uint16_t* key, std::size_t n,
-                                    std::size_t searched, std::size_t first, std::size_t last, std::uint16_t* order) {
-  constexpr int kMaxCells = 128;  // grid cells per sign group
+                                    std::size_t searched, std::size_t first, std::size_t last, std::uint16_t* order, float* u,
+                                    float* v) {
+  constexpr int kMaxCells = static_cast<int>(kOrderAtOnce) / kPacketRays;  // grid cells per sign group
   if (n == 0 || n > kOrderAtOnce) return;
-  alignas(64) float u[kOrderAtOnce], v[kOrderAtOnce];
   std::uint16_t count[4][8 * kMaxCells + 1];
   // Directions as points of the plane across a view axis (the gnomonic projection: a camera's
   // pixel grid stays a grid), the axis from the first, middle and last directions, the plane's

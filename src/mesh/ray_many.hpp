@@ -6,8 +6,14 @@
 
 #include <cstddef>
 #include <cstring>
+#include <utility>
+#include <algorithm>
 
 namespace impact::mesh_detail {
+
+/// The most rays mesh_ray_cast_many orders into packets at once (packet_order.hpp): four rows of
+/// a camera 2,048 pixels wide.
+inline constexpr std::size_t kOrderAtOnce = 8192;
 
 /// A batch's rays read where the caller keeps them: ray i is row i of `origin` and of
 /// `direction`, N×3 row-major arrays (batch.hpp's Rows), a step of 0 for one row that every ray
@@ -35,6 +41,29 @@ struct RayRowsIn {
     return origin_step == 0 || n < 2 || std::memcmp(origin + origin_step, origin, (n - 1) * origin_step * sizeof(S)) == 0;
   }
 };
+
+/// The rows of a camera among `rays`, from its first few thousand: {W, b} when the steps between
+/// neighbouring directions go back (against the steps on either side: packet_order.hpp) at b,
+/// b + W and b + 2W and nowhere between, 8 ≤ W ≤ max_width (row by row, W rays a row, a row from
+/// b); {0, 0} when they do not within the first 3·max_width + 4 rays.
+template <class S>
+std::pair<std::size_t, std::size_t> camera_row_width(const RayRowsIn<S>& rays, std::size_t max_width) {
+  const std::size_t n = std::min(rays.size(), 3 * max_width + 4);
+  if (n < 4 || rays.direction_step == 0) return {0, 0};
+  auto step = [&](std::size_t i) -> Vec3<S> { return rays.direction_of(i) - rays.direction_of(i - 1); };
+  Vec3<S> before = step(1), here = step(2);
+  bool back_here = here.dot(before) < S(0);
+  std::size_t at[3], found = 0;
+  for (std::size_t i = 2; i + 1 < n && found < 3; ++i) {
+    const Vec3<S> next = step(i + 1);
+    const bool back_next = next.dot(here) < S(0);
+    if (back_here && back_next) at[found++] = i;
+    here = next;
+    back_here = back_next;
+  }
+  if (found < 3 || at[1] - at[0] != at[2] - at[1] || at[1] - at[0] < 8 || at[1] - at[0] > max_width) return {0, 0};
+  return {at[1] - at[0], at[0]};
+}
 
 /// Ray i's answer, mesh_ray_cast(mesh, rays[i], opt) bit for bit, written in place at row
 /// first + i of `rows` (the columns asked for: a normal only when `rows.normal` has rows; no

@@ -5,6 +5,7 @@
 #include <impact/batch.hpp>
 
 #include "mesh/packet_walk.hpp"
+#include "mesh/ray_many.hpp"
 
 #include "mesh_scenes.hpp"
 #include "scenes.hpp"
@@ -536,6 +537,54 @@ TYPED_TEST(Batches, MeshRayBatchesFromOneBadOriginAreInvalidRowByRow) {
       EXPECT_GT(hits, n / 2);  // inside a room: the rays hit its walls
     }
   }
+}
+
+// A camera wider than a thousand pixels' worth of rows: the batch finds its rows in its first rays
+// (mesh_detail::camera_row_width: the width, and where the first whole row starts when the batch
+// starts inside a row) and goes in pieces of four whole rows or more, cut at row starts; a
+// camera wider than four rows of kOrderAtOnce rays goes in pieces of a thousand as before. Every
+// row is the single call's bit for bit, on 1 and 2 threads.
+TYPED_TEST(Batches, MeshRayBatchesOfWideCamerasGoInPiecesOfWholeRowsAndEqualSingle) {
+  using S = TypeParam;
+  const auto lvl = impact_scenes::level(4, 12);
+  const TriangleMesh<S> mesh = impact_scenes::to_mesh<S>(lvl.mesh);
+  const Vec3<double> eye(5, 3, 2), ahead = Vec3<double>(1, 0.3, -0.2).normalized();
+  const Vec3<double> right = ahead.cross(Vec3<double>(0, 0, 1)).normalized(), up = right.cross(ahead);
+  int hits = 0, rows_total = 0;
+  for (const int w : {300, 700, 1300, 2100})
+    for (const int skip : {0, w / 3}) {
+      const int h = 7, n = w * h - skip;  // the batch starts `skip` rays into the first row
+      Mat<S> org(1, 3), dir(n, 3);
+      for (int k = 0; k < 3; ++k) org(0, k) = static_cast<S>(eye[k]);
+      for (int i = 0; i < n; ++i) {
+        const int px = (i + skip) % w, py = (i + skip) / w;
+        // Every other row too short to reach a wall.
+        const Vec3<double> d = (ahead + (2.0 * px / w - 1) * right + 0.01 * (py - h / 2) * up).normalized() * (py % 2 ? 40.0 : 0.5);
+        for (int k = 0; k < 3; ++k) dir(i, k) = static_cast<S>(d[k]);
+      }
+      const mesh_detail::RayRowsIn<S> in{org.data(), 0, dir.data(), 3, static_cast<std::size_t>(n)};
+      const auto [width, row0] = mesh_detail::camera_row_width(in, mesh_detail::kOrderAtOnce / 4);
+      EXPECT_EQ(width, w <= 2048 ? std::size_t(w) : 0u) << w;
+      EXPECT_EQ(row0, w <= 2048 ? std::size_t(skip == 0 ? w : w - skip) : 0u) << w;
+      for (int threads : {1, 2}) {
+        std::vector<std::uint8_t> st(static_cast<std::size_t>(n));
+        std::vector<std::uint32_t> tri(static_cast<std::size_t>(n));
+        Mat<S> lam(n, 1), pt(n, 3);
+        MeshRayRows<S> ro{st, ColumnOut<S>(lam.data(), n), out3(pt), RowsOut<S, 3>(nullptr, 0, 3), tri, {}};
+        ASSERT_EQ(mesh_ray_cast_batch<S>(mesh, rows3(org), rows3(dir), {.max_lambda = S(1)}, ro, {.threads = threads, .grain = 64}),
+                  "");
+        for (int i = 0; i < n; ++i) {
+          const MeshRayHit<S> hit = mesh_ray_cast(mesh, Ray<S>{row(org, 0), row(dir, i)}, {.max_lambda = S(1)});
+          ASSERT_EQ(st[static_cast<std::size_t>(i)], static_cast<std::uint8_t>(hit.status)) << w << " " << i;
+          ASSERT_TRUE(same_bits(lam(i, 0), hit.lambda) && same_bits(row(pt, i), hit.point)) << w << " " << i;
+          ASSERT_EQ(tri[static_cast<std::size_t>(i)], hit.triangle) << w << " " << i;
+          hits += threads == 1 && hit.status == Status::hit;
+          rows_total += threads == 1;
+        }
+      }
+    }
+  EXPECT_GT(hits, rows_total / 4);  // inside a room, looking across it and down
+  EXPECT_LT(hits, rows_total);
 }
 
 // Double rays from one origin whose directions are below float's range (every component under
