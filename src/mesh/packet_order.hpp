@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace impact::mesh_detail {
@@ -67,7 +68,7 @@ inline bool order_camera_rows(const float* dx, const float* dy, const float* dz,
   // row, against the steps on either side. rev[i]: step i against step i − 1 (i from 2; rev[1] and
   // rev[n] stand for the missing neighbours: the first and the last step go back when the one
   // next to them goes back against it alone).
-  std::uint8_t rev[kOrderAtOnce + 1];
+  std::uint8_t rev[kOrderAtOnce + 2];
   for (std::size_t i = 2; i < n; ++i) {
     const float ax = dx[i] - dx[i - 1], ay = dy[i] - dy[i - 1], az = dz[i] - dz[i - 1];
     const float bx = dx[i - 1] - dx[i - 2], by = dy[i - 1] - dy[i - 2], bz = dz[i - 1] - dz[i - 2];
@@ -79,7 +80,18 @@ inline bool order_camera_rows(const float* dx, const float* dy, const float* dz,
   std::size_t start[kMaxRows + 1];
   std::size_t rows = 1;
   start[0] = 0;
-  for (std::size_t i = 1; i < n; ++i)
+  rev[n + 1] = 0;
+  for (std::size_t i = 1; i < n; ++i) {
+    // Eight rays at a time (nearly always none starts a row).
+    if (i + 9 <= n + 2) {
+      std::uint64_t here, next;
+      std::memcpy(&here, rev + i, 8);
+      std::memcpy(&next, rev + i + 1, 8);
+      if ((here & next) == 0) {
+        i += 7;
+        continue;
+      }
+    }
     if (rev[i] && rev[i + 1]) [[unlikely]] {
       if (rows == kMaxRows) return false;
       if (rows >= 2) {  // the row that ends here began at a step back: a whole row
@@ -88,6 +100,7 @@ inline bool order_camera_rows(const float* dx, const float* dy, const float* dz,
       }
       start[rows++] = i;
     }
+  }
   start[rows] = n;
   // The width: a whole row's. Of two parts of rows, at least the longer part's, and about
   // 1 − (b·a)/(a·a) where a is a step along a row and b the step back to the next row (w − 1
@@ -125,27 +138,41 @@ inline bool order_camera_rows(const float* dx, const float* dy, const float* dz,
   const auto tw = static_cast<std::size_t>(patch / th), rh = static_cast<std::size_t>(th);
   // Ray (row r, column c) is start[r] + c − col0[r], where col0 is 0 but for a first row that is
   // the tail of one.
+  // Each patch is a run of at most th row segments, [seg_lo, seg_hi) each.
   std::size_t k = 0;
-  std::uint16_t tile[64];
   for (std::size_t r0 = 0; r0 < rows; r0 += rh)
     for (std::size_t c0 = 0; c0 < w; c0 += tw) {
-      std::size_t m = 0;
+      std::size_t seg_lo[64], seg_hi[64], segs = 0, m = 0;
       for (std::size_t r = r0; r < std::min(rows, r0 + rh); ++r) {
         const std::size_t len = start[r + 1] - start[r], col0 = r == 0 ? w - len : 0;
-        for (std::size_t c = std::max(c0, col0); c < std::min(c0 + tw, col0 + len); ++c)
-          tile[m++] = static_cast<std::uint16_t>(start[r] + c - col0);
+        const std::size_t lo = std::max(c0, col0), hi = std::min(c0 + tw, col0 + len);
+        if (lo >= hi) continue;
+        seg_lo[segs] = start[r] + lo - col0, seg_hi[segs] = start[r] + hi - col0;
+        m += hi - lo;
+        ++segs;
       }
       if (m == 0) continue;
-      // The patch's rays by key (nearly always one key: as they are).
-      bool one_key = key[tile[0]] != 0xffff;
-      for (std::size_t j = 1; j < m; ++j) one_key &= key[tile[j]] == key[tile[0]];
-      for (std::uint16_t g = one_key ? key[tile[0]] : 0; g < 8; ++g) {
-        for (std::size_t j = 0, run = 0; j < m; ++j)
-          if (key[tile[j]] == g) {
-            cut[k] = run++ == 0 ? 1 : 0;
-            order[k++] = tile[j];
-          }
-        if (one_key) break;
+      // The patch's rays by key (nearly always one key: copied as they are).
+      const std::uint16_t k0 = key[seg_lo[0]];
+      bool one_key = k0 != 0xffff;
+      for (std::size_t g = 0; g < segs; ++g)
+        for (std::size_t i = seg_lo[g]; i < seg_hi[g]; ++i) one_key &= key[i] == k0;
+      if (one_key) {
+        cut[k] = 1;
+        std::fill(cut + k + 1, cut + k + m, std::uint8_t(0));
+        for (std::size_t g = 0; g < segs; ++g)
+          for (std::size_t i = seg_lo[g]; i < seg_hi[g]; ++i) order[k++] = static_cast<std::uint16_t>(i);
+        continue;
+      }
+      for (std::uint16_t kg = 0; kg < 8; ++kg) {
+        bool first = true;
+        for (std::size_t g = 0; g < segs; ++g)
+          for (std::size_t i = seg_lo[g]; i < seg_hi[g]; ++i)
+            if (key[i] == kg) {
+              cut[k] = first ? 1 : 0;
+              first = false;
+              order[k++] = static_cast<std::uint16_t>(i);
+            }
       }
     }
   return k == searched;
