@@ -110,14 +110,18 @@ IMPACT_TARGET_AVX512 inline void set_up_packet16(const Vec3<float>& o, const flo
     _mm512_store_ps(f.ox + g, pick(swap, oy0, ox0));
     _mm512_store_ps(f.oy + g, pick(swap, ox0, oy0));
     _mm512_store_ps(f.oz + g, ozk);
-    for (int i = g; i < g + 16 && i < n; ++i) {
-      const int b = i - g;
-      const int kz = (z0 >> b & 1) ? 0 : (z1 >> b & 1) ? 1 : 2;
-      int kx = (kz + 1) % 3, ky = (kx + 1) % 3;
-      if (swap >> b & 1) std::swap(kx, ky);
-      f.kx[i] = static_cast<std::uint8_t>(kx), f.ky[i] = static_cast<std::uint8_t>(ky), f.kz[i] = static_cast<std::uint8_t>(kz);
-      f.frame[i] = static_cast<std::uint8_t>(kx | ky << 2 | kz << 4);
-    }
+    // The axes as bytes, sixteen lanes at once: kz = 0, 1 or 2; kx = kz + 1 and ky = kz + 2
+    // (mod 3), exchanged where swap is set.
+    const __m512i one_i = _mm512_set1_epi32(1), two_i = _mm512_set1_epi32(2);
+    const __m512i kz = _mm512_mask_blend_epi32(z0, _mm512_mask_blend_epi32(z1, two_i, one_i), _mm512_setzero_si512());
+    const __m512i next = _mm512_mask_blend_epi32(z0, _mm512_mask_blend_epi32(z1, _mm512_setzero_si512(), two_i), one_i);
+    const __m512i after = _mm512_mask_blend_epi32(z0, _mm512_mask_blend_epi32(z1, one_i, _mm512_setzero_si512()), two_i);
+    const __m512i kx = _mm512_mask_blend_epi32(swap, next, after), ky = _mm512_mask_blend_epi32(swap, after, next);
+    const __m512i frame = _mm512_or_si512(kx, _mm512_or_si512(_mm512_maskz_slli_epi32(0xffff, ky, 2), _mm512_maskz_slli_epi32(0xffff, kz, 4)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(f.kx + g), _mm512_maskz_cvtepi32_epi8(0xffff, kx));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(f.ky + g), _mm512_maskz_cvtepi32_epi8(0xffff, ky));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(f.kz + g), _mm512_maskz_cvtepi32_epi8(0xffff, kz));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(f.frame + g), _mm512_maskz_cvtepi32_epi8(0xffff, frame));
     if (g + 16 >= n) break;
   }
   // The packet's near and far planes from its sign group (Segment3's near_at, far_at).
