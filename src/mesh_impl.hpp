@@ -508,7 +508,7 @@ IMPACT_TARGET_AVX512 inline std::size_t check_directions16(const RayRowsIn<float
 /// thread (in no thread's stack, some of which are small; no allocation after a thread's first).
 template <class S>
 struct PacketPiece {
-  std::uint16_t key[kOrderAtOnce], order[kOrderAtOnce];
+  std::uint16_t key[kOrderAtOnce], order[kOrderAtOnce + kPacketRays];  // a packet's gather reads kPacketRays entries
   alignas(64) float dx[kOrderAtOnce], dy[kOrderAtOnce], dz[kOrderAtOnce];
   alignas(64) float u[kOrderAtOnce], v[kOrderAtOnce];  // order_by_direction_grid's
   std::uint8_t sign_group[kOrderAtOnce], cut[kOrderAtOnce];
@@ -588,25 +588,28 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
           if (key[i] == 0xffff) dx[i] = dx[first], dy[i] = dy[first], dz[i] = dz[first];
       }
       order_by_direction_grid(dx, dy, dz, key, n, searched, first, last, order, u, v);
-      std::fill_n(cut, searched, std::uint8_t(0));
+      cut[0] = 1;
+      for (std::size_t k = 1; k < searched; ++k) cut[k] = sign_group[order[k]] != sign_group[order[k - 1]];
     }
     // A packet's rays share their direction signs (so the near and far planes of each axis): a
-    // ray of another sign group starts the next packet, and so does a new patch of a camera's rows.
+    // ray of another sign group starts the next packet, and so does a new patch of a camera's
+    // rows; either way cut[k] is set there. A packet is the rays from one cut to the next, at most
+    // kPacketRays of them.
     for (std::size_t k = 0; k < searched;) {
+      std::size_t end = k + 1;
+      while (end < searched && end - k < kPacketRays && cut[end] == 0) ++end;
       p.n = 0;
       [[maybe_unused]] bool set_up16 = false;  // the frames in `frames` (else in each query)
 #if IMPACT_PACKET_AVX512
       if constexpr (std::is_same_v<S, float>) {
         if (packet_lanes() == 16) {
           set_up16 = true;
-          // The rays' set-ups sixteen at a time (packet_setup.hpp), from their directions side by side.
-          int nr = 0;
-          for (const int group = sign_group[order[k]]; k < searched && nr < kPacketRays; ++k, ++nr) {
-            if (sign_group[order[k]] != group || (nr > 0 && cut[k] != 0)) break;
-            at[nr] = base + order[k];
-            dirs[0][nr] = dx[order[k]], dirs[1][nr] = dy[order[k]], dirs[2][nr] = dz[order[k]];  // S is float: d as it came
-          }
-          for (int r = nr; r < kPacketRays; ++r) dirs[0][r] = dirs[0][nr - 1], dirs[1][r] = dirs[1][nr - 1], dirs[2][r] = dirs[2][nr - 1];
+          // The rays' set-ups sixteen at a time (packet_setup.hpp), from their directions side by
+          // side (S is float: d as it came), gathered sixteen at a time.
+          const int nr = static_cast<int>(end - k);
+          for (int r = 0; r < nr; ++r) at[r] = base + order[k + static_cast<std::size_t>(r)];
+          gather_directions16(order + k, nr, dx, dy, dz, dirs);
+          k = end;
           set_up_packet16(rays.origin_of(0), dirs[0], dirs[1], dirs[2], nr, opt.max_lambda, p, frames);
           // The watertight frames stay in `frames` (PacketFrameSource reads them in place).
           for (int r = 0; r < nr; ++r) {
@@ -618,8 +621,7 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
       }
 #endif
       if (p.n == 0) {  // not set up above: ray by ray, with the constructors themselves
-        for (const int group = sign_group[order[k]]; k < searched && p.n < kPacketRays; ++k) {
-          if (sign_group[order[k]] != group || (p.n > 0 && cut[k] != 0)) break;
+        for (; k < end; ++k) {
           const std::size_t i = base + order[k];
           const Ray<S> ray = rays[i];
           const Segment3<S> seg(ray.origin, ray.direction, Vec3<S>::Zero(), Vec3<S>::Zero());

@@ -51,6 +51,30 @@ IMPACT_TARGET_AVX512 inline __m512 by_axis(__mmask16 z0, __mmask16 z1, const __m
 }
 }  // namespace packet_setup_detail
 
+/// The directions (dx[i], dy[i], dz[i]) of rays i = order[0 … n) (0 < n ≤ kPacketRays) side by
+/// side in dirs[0], dirs[1], dirs[2], sixteen lanes a gather, and the lanes from n on copies of
+/// lane n − 1 (set_up_packet16 sets up every lane; a packet's bounds take in every lane). `order`
+/// is read a whole kPacketRays entries (those from n on are not used as indices).
+IMPACT_TARGET_AVX512 inline void gather_directions16(const std::uint16_t* order, int n, const float* dx, const float* dy,
+                                                     const float* dz, float (*dirs)[kPacketRays]) {
+  static_assert(kPacketRays == 32);
+  const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i last = _mm512_set1_epi32(n - 1);
+  const __m512i idx[2] = {_mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(order))),
+                          _mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(order + 16)))};
+  const __mmask16 in[2] = {_mm512_cmp_epi32_mask(lane, last, _MM_CMPINT_LE),
+                           _mm512_cmp_epi32_mask(_mm512_add_epi32(lane, _mm512_set1_epi32(16)), last, _MM_CMPINT_LE)};
+  // Lane j of the packet takes lane min(j, n − 1) of the two gathered halves.
+  const __m512i from[2] = {_mm512_maskz_min_epi32(0xffff, lane, last), _mm512_maskz_min_epi32(0xffff, _mm512_add_epi32(lane, _mm512_set1_epi32(16)), last)};
+  const float* src[3] = {dx, dy, dz};
+  for (int a = 0; a < 3; ++a) {
+    const __m512 lo = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), in[0], idx[0], src[a], 4);
+    const __m512 hi = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), in[1], idx[1], src[a], 4);
+    _mm512_store_ps(dirs[a], _mm512_permutex2var_ps(lo, from[0], hi));
+    _mm512_store_ps(dirs[a] + 16, _mm512_permutex2var_ps(lo, from[1], hi));
+  }
+}
+
 /// Sets up rays 0…n−1 (0 < n ≤ kPacketRays) of one origin `o` with directions (dx[i], dy[i],
 /// dz[i]), all of one sign group (the same std::signbit per axis), and best time `t_max`:
 /// packet `p` gets what RayPacket::add(Segment3(o, d, 0, 0), t_max) stores for each (p.n = n, not

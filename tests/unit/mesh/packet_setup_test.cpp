@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -117,6 +118,36 @@ TEST(PacketSetup, SixteenAtATimeEqualsTheConstructorsBitForBit) {
   EXPECT_GT(frames_differ, rays);  // pairs of rays of different frames, about two thirds of them
 #else
   EXPECT_EQ(packet_lanes(), 4);  // no AVX-512 target on this compiler: nothing runs the set-up
+#endif
+}
+
+// gather_directions16: a packet's directions in order's order, the lanes from n on copies of lane
+// n − 1, for every n from 1 to kPacketRays; the entries of `order` from n on are never read as
+// indices (here far out of the arrays' range).
+TEST(PacketSetup, GatheredDirectionsAreInOrderAndTheLastRepeats) {
+#if IMPACT_PACKET_AVX512
+  if (!packet_avx512_available()) {
+    EXPECT_NE(packet_lanes(), 16);
+    return;
+  }
+  std::mt19937 rng(7);
+  std::vector<float> dx(500), dy(500), dz(500);
+  for (std::size_t i = 0; i < dx.size(); ++i) dx[i] = float(i), dy[i] = -float(i), dz[i] = 0.5f * float(i);
+  for (int trial = 0; trial < 200; ++trial)
+    for (int n = 1; n <= kPacketRays; ++n) {
+      std::uint16_t order[kPacketRays];
+      for (int j = 0; j < kPacketRays; ++j) order[j] = j < n ? static_cast<std::uint16_t>(rng() % dx.size()) : std::uint16_t(60000);
+      alignas(64) float dirs[3][kPacketRays];
+      gather_directions16(order, n, dx.data(), dy.data(), dz.data(), dirs);
+      for (int j = 0; j < kPacketRays; ++j) {
+        const std::uint16_t i = order[std::min(j, n - 1)];
+        ASSERT_EQ(dirs[0][j], dx[i]) << n << " " << j;
+        ASSERT_EQ(dirs[1][j], dy[i]) << n << " " << j;
+        ASSERT_EQ(dirs[2][j], dz[i]) << n << " " << j;
+      }
+    }
+#else
+  EXPECT_EQ(packet_lanes(), 4);
 #endif
 }
 
