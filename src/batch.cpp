@@ -14,8 +14,8 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
-#include <memory>
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
