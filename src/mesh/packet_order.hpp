@@ -76,11 +76,11 @@ inline bool order_camera_rows(const float* dx, const float* dy, const float* dz,
   }
   rev[1] = rev[2] && !rev[3];
   rev[n] = rev[n - 1] && !rev[n - 2];
+  rev[n + 1] = 0;  // read by the eight-at-a-time scan below
   // start[r] is row r's first ray: where a step goes back against both its neighbours.
   std::size_t start[kMaxRows + 1];
   std::size_t rows = 1;
   start[0] = 0;
-  rev[n + 1] = 0;
   for (std::size_t i = 1; i < n; ++i) {
     // Eight rays at a time (nearly always none starts a row).
     if (i + 9 <= n + 2) {

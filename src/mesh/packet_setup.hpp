@@ -65,7 +65,8 @@ IMPACT_TARGET_AVX512 inline void gather_directions16(const std::uint16_t* order,
   const __mmask16 in[2] = {_mm512_cmp_epi32_mask(lane, last, _MM_CMPINT_LE),
                            _mm512_cmp_epi32_mask(_mm512_add_epi32(lane, _mm512_set1_epi32(16)), last, _MM_CMPINT_LE)};
   // Lane j of the packet takes lane min(j, n − 1) of the two gathered halves.
-  const __m512i from[2] = {_mm512_maskz_min_epi32(0xffff, lane, last), _mm512_maskz_min_epi32(0xffff, _mm512_add_epi32(lane, _mm512_set1_epi32(16)), last)};
+  const __m512i from[2] = {_mm512_maskz_min_epi32(0xffff, lane, last),
+                           _mm512_maskz_min_epi32(0xffff, _mm512_add_epi32(lane, _mm512_set1_epi32(16)), last)};
   const float* src[3] = {dx, dy, dz};
   for (int a = 0; a < 3; ++a) {
     const __m512 lo = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), in[0], idx[0], src[a], 4);
@@ -134,14 +135,15 @@ IMPACT_TARGET_AVX512 inline void set_up_packet16(const Vec3<float>& o, const flo
     _mm512_store_ps(f.ox + g, pick(swap, oy0, ox0));
     _mm512_store_ps(f.oy + g, pick(swap, ox0, oy0));
     _mm512_store_ps(f.oz + g, ozk);
-    // The axes as bytes, sixteen lanes at once: kz = 0, 1 or 2; kx = kz + 1 and ky = kz + 2
-    // (mod 3), exchanged where swap is set.
-    const __m512i one_i = _mm512_set1_epi32(1), two_i = _mm512_set1_epi32(2);
-    const __m512i kz = _mm512_mask_blend_epi32(z0, _mm512_mask_blend_epi32(z1, two_i, one_i), _mm512_setzero_si512());
-    const __m512i next = _mm512_mask_blend_epi32(z0, _mm512_mask_blend_epi32(z1, _mm512_setzero_si512(), two_i), one_i);
-    const __m512i after = _mm512_mask_blend_epi32(z0, _mm512_mask_blend_epi32(z1, one_i, _mm512_setzero_si512()), two_i);
-    const __m512i kx = _mm512_mask_blend_epi32(swap, next, after), ky = _mm512_mask_blend_epi32(swap, after, next);
-    const __m512i frame = _mm512_or_si512(kx, _mm512_or_si512(_mm512_maskz_slli_epi32(0xffff, ky, 2), _mm512_maskz_slli_epi32(0xffff, kz, 4)));
+    // The axes' numbers, picked as the components above were: by_axis and swap on the lanes
+    // (0, 1, 2) (integers, carried in float registers by their bits), then as bytes.
+    const __m512 axis3[3] = {_mm512_castsi512_ps(_mm512_setzero_si512()), _mm512_castsi512_ps(_mm512_set1_epi32(1)),
+                             _mm512_castsi512_ps(_mm512_set1_epi32(2))};
+    const __m512 ax0 = by_axis(z0, z1, axis3, 1), ay0 = by_axis(z0, z1, axis3, 2);
+    const __m512i kz = _mm512_castps_si512(by_axis(z0, z1, axis3, 0));
+    const __m512i kx = _mm512_castps_si512(pick(swap, ay0, ax0)), ky = _mm512_castps_si512(pick(swap, ax0, ay0));
+    const __m512i frame =
+        _mm512_or_si512(kx, _mm512_or_si512(_mm512_maskz_slli_epi32(0xffff, ky, 2), _mm512_maskz_slli_epi32(0xffff, kz, 4)));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(f.kx + g), _mm512_maskz_cvtepi32_epi8(0xffff, kx));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(f.ky + g), _mm512_maskz_cvtepi32_epi8(0xffff, ky));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(f.kz + g), _mm512_maskz_cvtepi32_epi8(0xffff, kz));

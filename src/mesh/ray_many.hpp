@@ -4,10 +4,10 @@
 #include <impact/batch.hpp>
 #include <impact/mesh.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <utility>
-#include <algorithm>
 
 namespace impact::mesh_detail {
 
