@@ -197,7 +197,11 @@ class World {
 
   /// Moves the bodies `motions` names over t ∈ [0, 1] (the others stay) and returns the events.
   /// Afterwards each moved body's pose is its pose at t = 1. An invalid motion or option changes
-  /// nothing (status invalid_input, `error` naming it: "motions.x.linear_velocity: not finite").
+  /// nothing (status invalid_input, `error` naming it: "motions.x.linear_velocity: not finite"),
+  /// as does a stored pose an earlier step took outside the range of coordinates
+  /// (Tolerances::max_magnitude) that this step would start from ("motions.x: the stored pose is
+  /// out of range ...", "bodies.y: ..." for a body at rest): give it a motion with a pose, or
+  /// remove it.
   [[nodiscard]] WorldStepResult<S> step(std::span<const BodyMotion<S>> motions, const WorldStepOptions<S>& options = {});
 
   /// Number of bodies.

@@ -22,7 +22,8 @@
 // How a piece is queried: a part of a body that does not turn is the part's shape at the body's
 // pose composed with the part's pose, moving linearly; a part of a turning body is the part
 // placed in the body's frame (TransformedShape) under the body's motion, so it turns about the
-// body's origin; a triangle is a Triangle in the mesh's frame under the mesh's motion. The call
+// body's origin (so too a part whose placed position would fall outside the accepted range of
+// coordinates); a triangle is a Triangle in the mesh's frame under the mesh's motion. The call
 // order is canonical (the lower ID first, a mesh's triangle always second), so the answer does
 // not depend on where bodies sit in the world's arrays.
 #pragma once
@@ -31,6 +32,7 @@
 #include "world/segment_triangle.hpp"
 #include "world/swept_bounds.hpp"
 
+#include "detail/validation.hpp"
 #include "toi/toi_entry.hpp"
 
 #include <impact/toi.hpp>
@@ -95,8 +97,13 @@ template <class S>
   m = sb.motion;
   if (p.identity) return p.shape;
   if (!sb.path.spins) {
-    m.pose = sb.motion.pose.compose(p.pose);
-    return p.shape;
+    const Pose<S> placed = sb.motion.pose.compose(p.pose);
+    // Body position and part offset are each within the accepted range, their sum need not be:
+    // such a part is queried in the body's frame instead, as a turning body's is.
+    if (detail::point_ok(placed.position)) {
+      m.pose = placed;
+      return p.shape;
+    }
   }
   return p.in_body;
 }

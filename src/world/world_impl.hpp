@@ -34,6 +34,14 @@ struct World<S>::Impl {
   world_detail::BoxTree broad_tree;
   /// The bodies as the last step saw them: scratch, kept so that their vectors keep their memory.
   std::vector<world_detail::StepBody<S>> step_bodies;
+  /// Some stored pose is outside the accepted range of coordinates: a step took a body there
+  /// (a position and a velocity each within 1e12 end within 2e12). Such a pose is refused as a
+  /// step's pose at t = 0 (gather_motions), as a motion's given pose would be.
+  bool far_poses = false;
+
+  void note_far_poses() {
+    far_poses = std::any_of(bodies.begin(), bodies.end(), [](const world_detail::Body<S>& b) { return !detail::pose_ok(b.pose); });
+  }
 
   void reindex() {
     index.clear();
@@ -102,6 +110,7 @@ std::string World<S>::edit(std::span<const std::string> remove, std::span<const 
   }
   for (auto& b : fresh) impl_->bodies.push_back(std::move(b));
   impl_->reindex();
+  if (impl_->far_poses) impl_->note_far_poses();  // a removal may have taken the last one
   return {};
 }
 
@@ -217,9 +226,13 @@ std::string check_step_options(const WorldStepOptions<S>& options) {
   return {};
 }
 
+/// How a step moves body i (`given[i]`): not at all (0), from its stored pose, or from the
+/// motion's pose.
+inline constexpr char kMovedFromStoredPose = 1, kMovedFromGivenPose = 2;
+
 /// Every body's motion for the step: its stored pose at rest unless `motions` names it (each at
-/// most once, each field checked). `given[i]` marks the bodies named. A message naming the first
-/// bad field, or empty.
+/// most once, each field checked). `given[i]` marks the bodies named, and how. A message naming
+/// the first bad field, or empty.
 template <class S>
 std::string gather_motions(const std::vector<Body<S>>& bodies,
                            const BodyIndex& index,
@@ -242,7 +255,7 @@ std::string gather_motions(const std::vector<Body<S>>& bodies,
     auto it = index.find(m.body);
     if (it == index.end()) return at() + ": unknown body";
     if (given[it->second]) return at() + ": given twice";
-    given[it->second] = 1;
+    given[it->second] = m.use_stored_pose ? kMovedFromStoredPose : kMovedFromGivenPose;
     if (!m.use_stored_pose && !detail::pose_ok(m.motion.pose)) {
       if (auto e = validate(m.motion.pose); !e.empty()) return at() + ".pose." + e;
     }
@@ -254,6 +267,22 @@ std::string gather_motions(const std::vector<Body<S>>& bodies,
     if (!m.use_stored_pose) s.motion.pose = m.motion.pose;
     s.motion.linear_velocity = m.motion.linear_velocity;
     s.motion.angular_velocity = m.motion.angular_velocity;
+  }
+  return {};
+}
+
+/// Why a step cannot start from the stored poses: a body the step uses at its stored pose (at
+/// rest, or moved without a pose) that an earlier step took outside the accepted range of
+/// coordinates; empty when there is none. Its pairs could not be queried: the step is refused,
+/// naming the body, rather than run without them.
+template <class S>
+std::string far_stored_pose(const std::vector<StepBody<S>>& sb, const std::vector<char>& given) {
+  for (std::size_t i = 0; i < sb.size(); ++i) {
+    const Body<S>& b = *sb[i].body;
+    if (given[i] == kMovedFromGivenPose || detail::pose_ok(b.pose)) continue;
+    const std::string what = ": the stored pose is out of range after an earlier step (" + validate(b.pose) + ")";
+    if (given[i]) return "motions." + b.id + what + "; give the motion a pose";
+    return "bodies." + b.id + what + "; give it a motion with a pose, or remove it";
   }
   return {};
 }
@@ -500,6 +529,9 @@ WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const 
   std::vector<StepBody<S>>& sb = impl_->step_bodies;
   std::vector<char> given;
   if (auto e = gather_motions(impl_->bodies, impl_->index, motions, sb, given); !e.empty()) return fail(e);
+  if (impl_->far_poses) {
+    if (auto e = far_stored_pose(sb, given); !e.empty()) return fail(e);
+  }
   double gap = 0;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs = broad_phase(sb, options, impl_->broad_tree, gap);
   const auto t1 = clock::now();
@@ -533,6 +565,7 @@ WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const 
   for (std::size_t i = 0; i < sb.size(); ++i) {
     if (given[i]) impl_->bodies[i].pose = sb[i].path.moves ? sb[i].motion.at(S(1)) : sb[i].motion.pose;
   }
+  impl_->note_far_poses();
   out.status = Status::hit;
   out.events = std::move(events);
   out.stats.pairs_tested = pairs.size();

@@ -313,6 +313,7 @@ bool unit_or_zero(const Vec3<S>& n) {
 template <class R>
 void check_validity(const R& r, Expect e) {
   note("status", static_cast<int>(r.status)), note("expect", static_cast<int>(e));
+  if (tracing() && !r.error.empty()) std::fprintf(stderr, "error: %s\n", r.error.c_str());
   if (e == Expect::invalid) IMPACT_REQUIRE(r.status == Status::invalid_input);
   if (e == Expect::valid) IMPACT_REQUIRE(r.status != Status::invalid_input);
   if (r.status == Status::invalid_input) IMPACT_REQUIRE(!r.error.empty());
