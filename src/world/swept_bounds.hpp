@@ -67,8 +67,10 @@ struct BodyPath {
     p.p1 = a.position + v;
     p.r0 = Transform<double>::unit(a.rotation).toRotationMatrix();
     p.turn = w.norm();
-    p.spins = p.turn > 0;
-    p.moves = p.spins || v.squaredNorm() > 0;
+    // By the components: a squared length underflows to 0 below 1e-162, and a body whose
+    // velocity is that small still moves (the protocol's rest is velocities all zero).
+    p.spins = (w.array() != 0.0).any();
+    p.moves = p.spins || (v.array() != 0.0).any();
     if (p.spins) {
       const Motion<double> md{a, v, w};
       p.r1 = Transform<double>::unit(md.at(1.0).rotation).toRotationMatrix();
