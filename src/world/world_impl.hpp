@@ -562,10 +562,17 @@ WorldStepResult<S> World<S>::step(std::span<const BodyMotion<S>> motions, const 
   events = std::move(sorted);
   const auto t2 = clock::now();
 
+  // Only the moved bodies' poses change: a scan of them all only where a far pose was stored
+  // before (one of them may be back in range).
+  bool far = false;
   for (std::size_t i = 0; i < sb.size(); ++i) {
-    if (given[i]) impl_->bodies[i].pose = sb[i].path.moves ? sb[i].motion.at(S(1)) : sb[i].motion.pose;
+    if (!given[i]) continue;
+    Pose<S>& pose = impl_->bodies[i].pose;
+    pose = sb[i].path.moves ? sb[i].motion.at(S(1)) : sb[i].motion.pose;
+    far = far || !detail::pose_ok(pose);
   }
-  impl_->note_far_poses();
+  if (far) impl_->far_poses = true;
+  else if (impl_->far_poses) impl_->note_far_poses();
   out.status = Status::hit;
   out.events = std::move(events);
   out.stats.pairs_tested = pairs.size();

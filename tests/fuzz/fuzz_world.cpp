@@ -233,10 +233,10 @@ void run(const std::vector<FuzzBody>& fb, const std::vector<FuzzBodyMotion>& fm,
       IMPACT_REQUIRE(h.status != Status::invalid_input);
       // A pair the world's bounds prove apart is never run: no event even where the call alone
       // stops at its iteration cap (then undecided, never a contact).
-      const bool agree = h.status == Status::miss ? ev == nullptr
-                         : h.status == Status::max_iterations
-                             ? true
-                             : ev != nullptr && ev->status == h.status && ev->toi == h.toi;
+      // What the checks below require: no event for a miss, one for a contact (either for the
+      // cap), and an event the same as the call's.
+      const bool present_ok = h.status == Status::miss ? ev == nullptr : h.status == Status::max_iterations || ev != nullptr;
+      const bool agree = present_ok && (ev == nullptr || (ev->status == h.status && ev->toi == h.toi));
       if (tracing() && !agree) {
         auto show = [](const Motion<S>& m) {
           std::fprintf(stderr, "  pose %.17g %.17g %.17g q %.17g %.17g %.17g %.17g v %.17g %.17g %.17g w %.17g %.17g %.17g\n",
