@@ -7,6 +7,7 @@
 // asked for) and each library's time divided by impact's (> 1: impact is faster). With
 // --benchmark_format=json, stdout carries only the benchmark library's output and the
 // cross-check and table go to stderr.
+#include "batch_bench.hpp"
 #include "bench_cast.hpp"
 #include "bench_toi.hpp"
 #include "mesh_bench.hpp"
@@ -621,6 +622,7 @@ int main(int argc, char** argv) {
 
   // Triangle meshes against Embree and Bullet (mesh_bench.cpp).
   register_mesh_benchmarks();
+  register_batch_benchmarks();
 
   std::unique_ptr<benchmark::BenchmarkReporter> display;
   if (console) {
