@@ -8,8 +8,9 @@
 //   1. order_camera_rows: the caller's rays are a camera's or a lidar's rows (ray row·W + column):
 //      the patches are index arithmetic. Along a row the direction turns one way, so each step
 //      from a ray to the next goes on from the last; the step to the next row's first ray goes
-//      back against both its neighbours. The rays are rows of width W when every such step is W
-//      rays after the one before (the first row may be the tail of one, the last the head of one).
+//      back against both its neighbours (step_goes_back, ray_many.hpp). The rays are rows of
+//      width W when every such step is W rays after the one before (the first row may be the
+//      tail of one, the last the head of one).
 //   2. order_by_direction_grid: any directions: a grid over their projection on a plane, about
 //      one packet's rays a cell, and a counting sort by cell. On level_1m's 256×256 camera the
 //      rows' patches walk in 47.5 ns a ray against the grid's 57.6 (2026-12-06): no projection and
@@ -63,21 +64,19 @@ inline bool order_camera_rows(const float* dx, const float* dy, const float* dz,
                               std::size_t searched, int patch, std::uint16_t* order, std::uint8_t* cut) {
   constexpr std::size_t kMinRow = 8, kMaxRows = kOrderAtOnce / kMinRow + 2;
   if (n < 64 || n > kOrderAtOnce || patch > 64) return false;
-  // Step i is d_i − d_{i−1}. Along a row the direction turns one way, so each step goes on from
-  // the last (a positive dot product); the step to the next row's first ray goes back across the
-  // row, against the steps on either side. rev[i]: step i against step i − 1 (i from 2; rev[1] and
-  // rev[n] stand for the missing neighbours: the first and the last step go back when the one
-  // next to them goes back against it alone).
+  // Rows start where two steps in a row go back (step_goes_back, ray_many.hpp). rev[i]: step i
+  // goes back against step i − 1 (i from 2; rev[1] and rev[n] stand for the missing neighbours:
+  // the first and the last step go back when the one next to them goes back against it alone).
   std::uint8_t rev[kOrderAtOnce + 2];
   for (std::size_t i = 2; i < n; ++i) {
     const float ax = dx[i] - dx[i - 1], ay = dy[i] - dy[i - 1], az = dz[i] - dz[i - 1];
     const float bx = dx[i - 1] - dx[i - 2], by = dy[i - 1] - dy[i - 2], bz = dz[i - 1] - dz[i - 2];
-    rev[i] = ax * bx + ay * by + az * bz < 0.0f;
+    rev[i] = step_goes_back(ax, ay, az, bx, by, bz);
   }
   rev[1] = rev[2] && !rev[3];
   rev[n] = rev[n - 1] && !rev[n - 2];
   rev[n + 1] = 0;  // read by the eight-at-a-time scan below
-  // start[r] is row r's first ray: where a step goes back against both its neighbours.
+  // start[r] is row r's first ray: where step i and step i + 1 both go back.
   std::size_t start[kMaxRows + 1];
   std::size_t rows = 1;
   start[0] = 0;

@@ -42,21 +42,33 @@ struct RayRowsIn {
   }
 };
 
-/// The rows of a camera among `rays`, from its first few thousand: {W, b} when the steps between
-/// neighbouring directions go back (against the steps on either side: packet_order.hpp) at b,
-/// b + W and b + 2W and nowhere between, 8 ≤ W ≤ max_width (row by row, W rays a row, a row from
-/// b); {0, 0} when they do not within the first 3·max_width + 4 rays.
+/// Where a camera's rows start, the rule of both row finders (camera_row_width below, and
+/// order_camera_rows in packet_order.hpp): step i is d_i − d_{i−1}, the change from one ray's
+/// direction to the next one's. Along a row the direction turns one way, so each step goes on
+/// from the last (a positive dot product); the step to the next row's first ray goes back across
+/// the row, against the steps on either side. So ray i starts a row where step i goes back against
+/// step i − 1 and step i + 1 goes back against step i. This is the first half: whether step
+/// (ax, ay, az) goes back against the step (bx, by, bz) before it.
+template <class S>
+[[gnu::always_inline]] inline bool step_goes_back(S ax, S ay, S az, S bx, S by, S bz) {
+  return ax * bx + ay * by + az * bz < S(0);
+}
+
+/// The rows of a camera among `rays`, from its first few thousand: {W, b} when rows start
+/// (step_goes_back) at b, b + W and b + 2W and nowhere between, 8 ≤ W ≤ max_width (row by row,
+/// W rays a row, a row from b); {0, 0} when they do not within the first 3·max_width + 4 rays.
 template <class S>
 std::pair<std::size_t, std::size_t> camera_row_width(const RayRowsIn<S>& rays, std::size_t max_width) {
   const std::size_t n = std::min(rays.size(), 3 * max_width + 4);
   if (n < 4 || rays.direction_step == 0) return {0, 0};
   auto step = [&](std::size_t i) -> Vec3<S> { return rays.direction_of(i) - rays.direction_of(i - 1); };
+  auto goes_back = [](const Vec3<S>& a, const Vec3<S>& b) { return step_goes_back(a.x(), a.y(), a.z(), b.x(), b.y(), b.z()); };
   Vec3<S> before = step(1), here = step(2);
-  bool back_here = here.dot(before) < S(0);
+  bool back_here = goes_back(here, before);
   std::size_t at[3], found = 0;
   for (std::size_t i = 2; i + 1 < n && found < 3; ++i) {
     const Vec3<S> next = step(i + 1);
-    const bool back_next = next.dot(here) < S(0);
+    const bool back_next = goes_back(next, here);
     if (back_here && back_next) at[found++] = i;
     here = next;
     back_here = back_next;
