@@ -467,12 +467,12 @@ namespace mesh_detail {
 #if IMPACT_PACKET_AVX512
 /// ray_cast_packets' first loop on sixteen float rays a step (AVX-512), for rays[0 … n) up to the
 /// last whole sixteen: key[i] their sign group (bit k: std::signbit of d[k]) where ok (the
-/// direction within ±lim on each axis and not zero, and shared_ok), else 0xffff; sign_group[i]
-/// the group either way; the directions side by side in dx, dy, dz; `searched` grows by the rays
-/// ok. Returns how many rays it did (a multiple of sixteen).
+/// direction within ±lim on each axis and not zero, and shared_ok), else 0xffff; the directions
+/// side by side in dx, dy, dz; `searched` grows by the rays ok. Returns how many rays it did (a
+/// multiple of sixteen).
 IMPACT_TARGET_AVX512 inline std::size_t check_directions16(const RayRowsIn<float>& rays, std::size_t n, bool shared_ok, float lim,
-                                                           std::uint16_t* key, std::uint8_t* sign_group, float* dx, float* dy,
-                                                           float* dz, std::size_t& searched) {
+                                                           std::uint16_t* key, float* dx, float* dy, float* dz,
+                                                           std::size_t& searched) {
   // Lane j reads the floats of ray i + j's direction, rays.direction_step apart.
   const __m512i step = _mm512_mullo_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
                                           _mm512_set1_epi32(static_cast<int>(rays.direction_step)));
@@ -495,7 +495,6 @@ IMPACT_TARGET_AVX512 inline std::size_t check_directions16(const RayRowsIn<float
     _mm512_storeu_ps(dx + i, d[0]);
     _mm512_storeu_ps(dy + i, d[1]);
     _mm512_storeu_ps(dz + i, d[2]);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(sign_group + i), _mm512_maskz_cvtepi32_epi8(__mmask16(0xffff), group));
     const __m512i keys = _mm512_mask_blend_epi32(ok, _mm512_set1_epi32(0xffff), group);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(key + i), _mm512_maskz_cvtepi32_epi16(__mmask16(0xffff), keys));
     searched += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(ok)));
@@ -511,7 +510,7 @@ struct PacketPiece {
   std::uint16_t key[kOrderAtOnce], order[kOrderAtOnce + kPacketRays];  // a packet's gather reads kPacketRays entries
   alignas(64) float dx[kOrderAtOnce], dy[kOrderAtOnce], dz[kOrderAtOnce];
   alignas(64) float u[kOrderAtOnce], v[kOrderAtOnce];  // order_by_direction_grid's
-  std::uint8_t sign_group[kOrderAtOnce], cut[kOrderAtOnce];
+  std::uint8_t cut[kOrderAtOnce];
   std::uint8_t answer_status[kOrderAtOnce];
   S answer_lambda[kOrderAtOnce];
   std::uint32_t answer_tri[kOrderAtOnce];
@@ -534,7 +533,7 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
   alignas(64) float dirs[3][kPacketRays];
 #endif
   thread_local PacketPiece<S> piece;
-  auto& [key, order, dx, dy, dz, u, v, sign_group, cut, answer_status, answer_lambda, answer_tri] = piece;
+  auto& [key, order, dx, dy, dz, u, v, cut, answer_status, answer_lambda, answer_tri] = piece;
   // The piece's answers, written to the rows at its end (RayRowsOut::put_rows) unless normals are
   // asked for (then each ray's as its packet ends).
   const bool by_rows = out.by_rows();
@@ -550,14 +549,13 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
     std::size_t searched = 0, from = 0;
 #if IMPACT_PACKET_AVX512
     if constexpr (std::is_same_v<S, float>)
-      if (packet_lanes() == 16) from = check_directions16(rays.rows(base, n), n, shared_ok, lim, key, sign_group, dx, dy, dz, searched);
+      if (packet_lanes() == 16) from = check_directions16(rays.rows(base, n), n, shared_ok, lim, key, dx, dy, dz, searched);
 #endif
     for (std::size_t i = from; i < n; ++i) {
       const Vec3<S> d = rays.direction_of(base + i);
       const int ok = int(shared_ok) & int(std::abs(d[0]) <= lim) & int(std::abs(d[1]) <= lim) & int(std::abs(d[2]) <= lim) &
                      (int(d[0] != S(0)) | int(d[1] != S(0)) | int(d[2] != S(0)));  // bitwise: no branch
       const int group = int(std::signbit(d[0])) | int(std::signbit(d[1])) << 1 | int(std::signbit(d[2])) << 2;
-      sign_group[i] = static_cast<std::uint8_t>(group);
       key[i] = static_cast<std::uint16_t>(ok != 0 ? group : 0xffff);
       searched += static_cast<std::size_t>(ok);
       dx[i] = static_cast<float>(d[0]), dy[i] = static_cast<float>(d[1]), dz[i] = static_cast<float>(d[2]);
@@ -588,8 +586,13 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
           if (key[i] == 0xffff) dx[i] = dx[first], dy[i] = dy[first], dz[i] = dz[first];
       }
       order_by_direction_grid(dx, dy, dz, key, n, searched, first, last, order, u, v);
+      // The grid overwrote the keys with cells: a searched ray's sign group is read again from
+      // its float direction (the conversion keeps every sign, −0 too).
+      auto group_of = [&](std::size_t i) {
+        return int(std::signbit(dx[i])) | int(std::signbit(dy[i])) << 1 | int(std::signbit(dz[i])) << 2;
+      };
       cut[0] = 1;
-      for (std::size_t k = 1; k < searched; ++k) cut[k] = sign_group[order[k]] != sign_group[order[k - 1]];
+      for (std::size_t k = 1; k < searched; ++k) cut[k] = group_of(order[k]) != group_of(order[k - 1]);
     }
     // A packet's rays share their direction signs (so the near and far planes of each axis): a
     // ray of another sign group starts the next packet, and so does a new patch of a camera's
