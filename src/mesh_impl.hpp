@@ -503,6 +503,11 @@ IMPACT_TARGET_AVX512 inline std::size_t check_directions16(const RayRowsIn<float
 }
 #endif
 
+/// A direction's sign group, 0 … 7: bit k is the sign bit of component k (std::signbit: −0 too).
+inline int sign_group_of(float x, float y, float z) {
+  return int(std::signbit(x)) | int(std::signbit(y)) << 1 | int(std::signbit(z)) << 2;
+}
+
 /// ray_cast_packets' arrays for up to kOrderAtOnce rays at once: about 300 KB, one set per
 /// thread (in no thread's stack, some of which are small; no allocation after a thread's first).
 template <class S>
@@ -587,12 +592,13 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
       }
       order_by_direction_grid(dx, dy, dz, key, n, searched, first, last, order, u, v);
       // The grid overwrote the keys with cells: a searched ray's sign group is read again from
-      // its float direction (the conversion keeps every sign, −0 too).
-      auto group_of = [&](std::size_t i) {
-        return int(std::signbit(dx[i])) | int(std::signbit(dy[i])) << 1 | int(std::signbit(dz[i])) << 2;
-      };
+      // its float direction (the conversion keeps every sign, −0 too). No lambda: Clang before 16
+      // refuses a lambda's use of a structured binding (dx, dy, dz).
       cut[0] = 1;
-      for (std::size_t k = 1; k < searched; ++k) cut[k] = group_of(order[k]) != group_of(order[k - 1]);
+      for (std::size_t k = 1; k < searched; ++k) {
+        const std::size_t i = order[k], j = order[k - 1];
+        cut[k] = sign_group_of(dx[i], dy[i], dz[i]) != sign_group_of(dx[j], dy[j], dz[j]);
+      }
     }
     // A packet's rays share their direction signs (so the near and far planes of each axis): a
     // ray of another sign group starts the next packet, and so does a new patch of a camera's
