@@ -504,7 +504,8 @@ IMPACT_TARGET_AVX512 inline std::size_t check_directions16(const RayRowsIn<float
 #endif
 
 /// A direction's sign group, 0 … 7: bit k is the sign bit of component k (std::signbit: −0 too).
-inline int sign_group_of(float x, float y, float z) {
+template <class T>
+int sign_group_of(T x, T y, T z) {
   return int(std::signbit(x)) | int(std::signbit(y)) << 1 | int(std::signbit(z)) << 2;
 }
 
@@ -560,7 +561,7 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
       const Vec3<S> d = rays.direction_of(base + i);
       const int ok = int(shared_ok) & int(std::abs(d[0]) <= lim) & int(std::abs(d[1]) <= lim) & int(std::abs(d[2]) <= lim) &
                      (int(d[0] != S(0)) | int(d[1] != S(0)) | int(d[2] != S(0)));  // bitwise: no branch
-      const int group = int(std::signbit(d[0])) | int(std::signbit(d[1])) << 1 | int(std::signbit(d[2])) << 2;
+      const int group = sign_group_of(d[0], d[1], d[2]);
       key[i] = static_cast<std::uint16_t>(ok != 0 ? group : 0xffff);
       searched += static_cast<std::size_t>(ok);
       dx[i] = static_cast<float>(d[0]), dy[i] = static_cast<float>(d[1]), dz[i] = static_cast<float>(d[2]);
