@@ -265,9 +265,26 @@ struct BlockTerms {
   BlockTerms() = default;
   template <class S>
   [[gnu::always_inline]] BlockTerms(const RayLanes<L>& r, const TriangleBlock4<S>& blk)
-      : Az(L::load4(blk.a[r.kz]) - r.oz), Bz(L::load4(blk.b[r.kz]) - r.oz), Cz(L::load4(blk.c[r.kz]) - r.oz),
-        Ax(L::load4(blk.a[r.kx]) - r.ox), Ay(L::load4(blk.a[r.ky]) - r.oy), Bx(L::load4(blk.b[r.kx]) - r.ox),
-        By(L::load4(blk.b[r.ky]) - r.oy), Cx(L::load4(blk.c[r.kx]) - r.ox), Cy(L::load4(blk.c[r.ky]) - r.oy),
+      : BlockTerms(r, axis_lanes(blk, r.kx), axis_lanes(blk, r.ky), axis_lanes(blk, r.kz)) {}
+
+ private:
+  /// The lanes of axis k of corner a in `blk`; corner b's are kCornerStep values on, c's twice
+  /// that. A block's terms then load from three addresses (one per axis of the ray's frame) at
+  /// constant displacements, not nine computed each time from kx, ky and kz.
+  template <class S>
+  static constexpr std::size_t kCornerStep = offsetof(TriangleBlock4<S>, b) / sizeof(S);
+  template <class S>
+  [[gnu::always_inline]] static const S* axis_lanes(const TriangleBlock4<S>& blk, int k) {
+    static_assert(offsetof(TriangleBlock4<S>, c) - offsetof(TriangleBlock4<S>, b) == offsetof(TriangleBlock4<S>, b),
+                  "corners a, b, c lie kCornerStep apart");
+    return reinterpret_cast<const S*>(reinterpret_cast<const char*>(&blk) + offsetof(TriangleBlock4<S>, a) + 4 * sizeof(S) * static_cast<std::size_t>(k));
+  }
+  template <class S>
+  [[gnu::always_inline]] BlockTerms(const RayLanes<L>& r, const S* x, const S* y, const S* z)
+      : Az(L::load4(z) - r.oz), Bz(L::load4(z + kCornerStep<S>) - r.oz), Cz(L::load4(z + 2 * kCornerStep<S>) - r.oz),
+        Ax(L::load4(x) - r.ox), Ay(L::load4(y) - r.oy), Bx(L::load4(x + kCornerStep<S>) - r.ox),
+        By(L::load4(y + kCornerStep<S>) - r.oy), Cx(L::load4(x + 2 * kCornerStep<S>) - r.ox),
+        Cy(L::load4(y + 2 * kCornerStep<S>) - r.oy),
         mxy(L::max(L::max(L::max(L::abs(Ax), L::abs(Ay)), L::max(L::abs(Bx), L::abs(By))), L::max(L::abs(Cx), L::abs(Cy)))),
         mz(L::max(L::max(L::abs(Az), L::abs(Bz)), L::abs(Cz))) {}
 };
@@ -295,12 +312,16 @@ template <class S, class L>
   const L floor = L::splat(B::floor);
   const L e = (L::splat(B::cross) * (M * X) + L::splat(B::square) * (X * X)) + L::splat(B::second) * (M * M) + floor;
   const L me = zero - e;
-  // Per edge function: certainly negative, certainly positive; its sign is sure when either.
-  const int nu = L::lt_mask(u, me), nv = L::lt_mask(v, me), nw = L::lt_mask(w, me);
-  const int pu = L::lt_mask(e, u), pv = L::lt_mask(e, v), pw = L::lt_mask(e, w);
-  const int neg = nu | nv | nw, pos = pu | pv | pw;
+  // Per lane: some edge function certainly negative (below −e), some certainly positive (above
+  // e), and every sign sure (each |·| > e), read off the least and the greatest of the three and
+  // the least of their magnitudes: three comparisons and three masks, where testing each function
+  // against −e and e took six of each. The same masks as ray_triangle's tests: u, v and w are
+  // finite (coordinates within Tolerances::max_magnitude), so the least is below −e exactly when
+  // one of them is, and so on.
+  const int neg = L::lt_mask(L::min(L::min(u, v), w), me);
+  const int pos = L::lt_mask(e, L::max(L::max(u, v), w));
+  const int sure = L::lt_mask(e, L::min(L::min(abs(u), abs(v)), abs(w)));
   const int out = bf == BackFaces::ignore ? neg : neg & pos;
-  const int sure = (nu | pu) & (nv | pv) & (nw | pw);
   redo = all & ~out & ~sure;
   // Every sign certain: a crossing has u, v, w of one sign. Where every sign is sure, an edge
   // function is negative exactly when certainly negative (|u| > e > 0), so the lanes of mixed
