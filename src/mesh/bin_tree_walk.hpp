@@ -116,8 +116,8 @@ struct Lanes4<double> {
 /// the near plane where near_hi: the direction is negative along k).
 template <class S>
 void plane_offsets(int k, bool near_hi, std::uint32_t& near_at, std::uint32_t& far_at) {
-  // By arithmetic on near_hi, not a choice: GCC made each choice a compare, a borrow and two
-  // masks (about 40 instructions a ray for the three axes).
+  // By arithmetic on near_hi, not a choice (GCC made each choice a compare, a borrow and two
+  // masks).
   constexpr auto step = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, hi) - offsetof(MeshWideNode<S>, lo));
   const auto lo_at = static_cast<std::uint32_t>(offsetof(MeshWideNode<S>, lo) + kMeshWidth * sizeof(float) * static_cast<std::size_t>(k));
   const std::uint32_t hi_step = step * static_cast<std::uint32_t>(near_hi);
