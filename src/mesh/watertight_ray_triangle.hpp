@@ -272,12 +272,14 @@ struct BlockTerms {
   /// that. A block's terms then load from three addresses (one per axis of the ray's frame) at
   /// constant displacements, not nine computed each time from kx, ky and kz.
   template <class S>
-  static constexpr std::size_t kCornerStep = offsetof(TriangleBlock4<S>, b) / sizeof(S);
+  static constexpr std::size_t kCornerStep = (offsetof(TriangleBlock4<S>, b) - offsetof(TriangleBlock4<S>, a)) / sizeof(S);
   template <class S>
   [[gnu::always_inline]] static const S* axis_lanes(const TriangleBlock4<S>& blk, int k) {
-    static_assert(offsetof(TriangleBlock4<S>, c) - offsetof(TriangleBlock4<S>, b) == offsetof(TriangleBlock4<S>, b),
+    static_assert(offsetof(TriangleBlock4<S>, c) - offsetof(TriangleBlock4<S>, b) ==
+                      offsetof(TriangleBlock4<S>, b) - offsetof(TriangleBlock4<S>, a),
                   "corners a, b, c lie kCornerStep apart");
-    return reinterpret_cast<const S*>(reinterpret_cast<const char*>(&blk) + offsetof(TriangleBlock4<S>, a) + 4 * sizeof(S) * static_cast<std::size_t>(k));
+    return reinterpret_cast<const S*>(reinterpret_cast<const char*>(&blk) + offsetof(TriangleBlock4<S>, a) +
+                                      sizeof(blk.a[0]) * static_cast<std::size_t>(k));
   }
   template <class S>
   [[gnu::always_inline]] BlockTerms(const RayLanes<L>& r, const S* x, const S* y, const S* z)
