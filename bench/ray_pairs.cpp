@@ -6,8 +6,13 @@
 // repetitions in one process too, but on a shared virtual machine its separate runs spread by a
 // factor per process (terrain_1m: impact 377–520 ns a ray, Embree 265–366, bench/README.md,
 // thirty-second session); the paired ratio here moved far less (1.25–1.34). Usage:
-//   ./build/release/bench/impact_ray_pairs [terrain_1m|level_1m] [ROUNDS]
+//   ./build/release/bench/impact_ray_pairs [terrain_1m|level_1m|terrain_20k] [ROUNDS] [up]
 // The mesh is the float one with SAH bins, both faces colliding, as mesh_ray_cast/MESH/impact/float/sah.
+// Two variants that tell where a gap lives: terrain_20k is a 100×100 height field (20,000
+// triangles, about 1 MB of tree and blocks: the caches hold it) with terrain_1m's rays, so its
+// time is computation rather than memory; `up` (terrains only) raises every ray's origin by 10,
+// above the highest ground (6.5) and every box, and turns its path straight up: it enters no box,
+// and what is left is the fixed cost of a call (the checks, the set-ups, the first node's box test).
 #include "mesh_bench_scenes.hpp"
 #include "mesh_peers.hpp"
 
@@ -15,6 +20,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,10 +37,13 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool terrain = argc < 2 || std::strcmp(argv[1], "terrain_1m") == 0;
+  const char* name = argc > 1 ? argv[1] : "terrain_1m";
+  const bool small = std::strcmp(name, "terrain_20k") == 0;
+  const bool terrain = small || std::strcmp(name, "terrain_1m") == 0;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 15;
-  if ((argc > 1 && !terrain && std::strcmp(argv[1], "level_1m") != 0) || rounds < 1) {
-    std::fprintf(stderr, "usage: %s [terrain_1m|level_1m] [ROUNDS ≥ 1]\n", argv[0]);
+  const bool up = argc > 3 && std::strcmp(argv[3], "up") == 0;
+  if ((!terrain && std::strcmp(name, "level_1m") != 0) || rounds < 1 || (argc > 3 && !(up && terrain)) || argc > 4) {
+    std::fprintf(stderr, "usage: %s [terrain_1m|level_1m|terrain_20k] [ROUNDS ≥ 1] [up (terrains)]\n", argv[0]);
     return 2;
   }
   if (!impact_bench::EmbreePeer::available()) {
@@ -43,8 +52,15 @@ int main(int argc, char** argv) {
   }
   using impact_bench::SegmentDesc;
   const int which = terrain ? 0 : 1;  // mesh_bench.cpp's meshes and single-ray seeds
-  const impact_scenes::MeshData d = impact_bench::bench_mesh(which);
-  const std::vector<SegmentDesc> rays = impact_bench::bench_rays(which, terrain ? 1 : 2);
+  const impact_scenes::MeshData d = small ? impact_scenes::terrain(100, 100, 42, 5.0) : impact_bench::bench_mesh(which);
+  std::vector<SegmentDesc> rays = impact_bench::bench_rays(which, terrain ? 1 : 2);
+  if (up)  // straight up from above every box, a path as long as before
+    for (SegmentDesc& r : rays) {
+      const float len = std::sqrt(r.path[0] * r.path[0] + r.path[1] * r.path[1] + r.path[2] * r.path[2]);
+      r.origin[2] += 10.0f;
+      r.path[0] = r.path[1] = 0.0f;
+      r.path[2] = len;
+    }
   const auto mesh = impact_scenes::to_mesh<float>(d, {.split = impact::MeshSplit::sah});
   const impact_bench::EmbreePeer embree(impact_bench::mesh_desc(d));
   std::vector<impact::Ray<float>> ours;
@@ -85,9 +101,9 @@ int main(int argc, char** argv) {
     e.push_back(te);
     ratio.push_back(ta / te);
   }
-  std::printf("mesh_ray_cast/%s paired, %d rounds of %d passes over %zu rays: impact %.1f ns, Embree %.1f ns a ray (medians); "
+  std::printf("mesh_ray_cast/%s%s paired, %d rounds of %d passes over %zu rays: impact %.1f ns, Embree %.1f ns a ray (medians); "
               "impact / Embree median %.3f, range %.3f–%.3f (checksum %g)\n",
-              terrain ? "terrain_1m" : "level_1m", rounds, kPasses, rays.size(), median(a), median(e), median(ratio),
+              name, up ? " (up: no box entered)" : "", rounds, kPasses, rays.size(), median(a), median(e), median(ratio),
               *std::min_element(ratio.begin(), ratio.end()), *std::max_element(ratio.begin(), ratio.end()), sink);
   return 0;
 }
