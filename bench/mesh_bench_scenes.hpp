@@ -20,11 +20,14 @@ inline constexpr int kMeshRays = 4096;
 /// level_1m's rooms in a row (8 wide each: the row is 8 · kLevelRooms long).
 inline constexpr int kLevelRooms = 20;
 
-/// Mesh `which` of the benchmarks: 0 terrain_1m (a 708×708 height field over [-100, 100]², 1,002,528
-/// triangles, heights ±6.5), 1 level_1m (kLevelRooms rooms of 8×8×4 with doorways, 70×70 quads a
-/// face, 1,048,320 triangles).
+/// terrain_1m's height field at `cells`×`cells` cells: over [-100, 100]², heights ±6.5 whatever
+/// the resolution (2·cells² triangles).
+inline impact_scenes::MeshData bench_terrain(int cells) { return impact_scenes::terrain(cells, 100, 42, 5.0); }
+
+/// Mesh `which` of the benchmarks: 0 terrain_1m (bench_terrain(708): 1,002,528 triangles), 1
+/// level_1m (kLevelRooms rooms of 8×8×4 with doorways, 70×70 quads a face, 1,048,320 triangles).
 inline impact_scenes::MeshData bench_mesh(int which) {
-  return which == 0 ? impact_scenes::terrain(708, 100, 42, 5.0) : impact_scenes::level(kLevelRooms, 70).mesh;
+  return which == 0 ? bench_terrain(708) : impact_scenes::level(kLevelRooms, 70).mesh;
 }
 
 /// The mesh in the peers' form (float corners, the same triangles).

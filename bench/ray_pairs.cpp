@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   }
   using impact_bench::SegmentDesc;
   const int which = terrain ? 0 : 1;  // mesh_bench.cpp's meshes and single-ray seeds
-  const impact_scenes::MeshData d = small ? impact_scenes::terrain(100, 100, 42, 5.0) : impact_bench::bench_mesh(which);
+  const impact_scenes::MeshData d = small ? impact_bench::bench_terrain(100) : impact_bench::bench_mesh(which);
   std::vector<SegmentDesc> rays = impact_bench::bench_rays(which, terrain ? 1 : 2);
   if (up)  // straight up from above every box, a path as long as before
     for (SegmentDesc& r : rays) {
