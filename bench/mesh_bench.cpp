@@ -9,7 +9,11 @@
 // library answers the nearest hit along the whole segment with both faces colliding (Embree's and
 // Bullet's default), so all do the same work. Sphere sweeps: the same segments, radius 0.25.
 //
-// impact/float/sah is the float mesh built with MeshSplit::sah instead of Schroeder's halving.
+// impact/float/sah is the float mesh built with MeshSplit::sah instead of Schroeder's halving;
+// impact/float/sah/no_normal the same rays with MeshRayOptions::normal off: the nearest hit's λ,
+// point and triangle without its unit normal (a square root and a division in double, about 10 ns
+// a hit), the work Embree's rtcIntersect1 does (its Ng is the unnormalised cross product its
+// test computes anyway).
 // Names: mesh_ray_cast/MESH/LIBRARY, mesh_sphere_cast/MESH/LIBRARY, mesh_build/MESH/impact,
 // room_rebuild/LEVEL/impact (one room after a carve) and room_rebuild/LEVEL/impact/all_rooms
 // (every room of the level). Ray benchmarks run on 1 and 2 threads (real time; items/s summed).
@@ -121,7 +125,7 @@ MeshScene& scene(int which) {
 Vec3<double> o_of(const SegmentDesc& r) { return {r.origin[0], r.origin[1], r.origin[2]}; }
 Vec3<double> p_of(const SegmentDesc& r) { return {r.path[0], r.path[1], r.path[2]}; }
 
-enum class Lib { impact_double, impact_float, impact_float_sah, embree, bullet };
+enum class Lib { impact_double, impact_float, impact_float_sah, impact_float_sah_no_normal, embree, bullet };
 
 void bm_ray(benchmark::State& st, int which, Lib lib) {
   MeshScene& s = scene(which);
@@ -143,6 +147,10 @@ void bm_ray(benchmark::State& st, int which, Lib lib) {
         break;
       case Lib::impact_float_sah:
         benchmark::DoNotOptimize(impact::mesh_ray_cast(s.mf_sah, rf[k], {.back_faces = impact::BackFaces::collide}).lambda);
+        break;
+      case Lib::impact_float_sah_no_normal:
+        benchmark::DoNotOptimize(
+            impact::mesh_ray_cast(s.mf_sah, rf[k], {.back_faces = impact::BackFaces::collide, .normal = false}).lambda);
         break;
       case Lib::embree: {
         std::uint32_t t;
@@ -176,6 +184,7 @@ void bm_sphere(benchmark::State& st, int which, Lib lib) {
                                                           {.back_faces = impact::BackFaces::collide}).toi);
         break;
       case Lib::bullet: benchmark::DoNotOptimize(s.bullet->sphere_sweep(r, kSphereRadius)); break;
+      case Lib::impact_float_sah_no_normal:  // a ray variant (not registered for spheres)
       case Lib::embree: break;
     }
   }
@@ -334,6 +343,7 @@ void register_mesh_benchmarks() {
       reg("impact", Lib::impact_double);
       reg("impact/float", Lib::impact_float);
       reg("impact/float/sah", Lib::impact_float_sah);
+      reg("impact/float/sah/no_normal", Lib::impact_float_sah_no_normal);
       if (EmbreePeer::available()) reg("embree", Lib::embree);
       reg("bullet", Lib::bullet);
     }

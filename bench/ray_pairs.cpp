@@ -6,8 +6,10 @@
 // repetitions in one process too, but on a shared virtual machine its separate runs spread by a
 // factor per process (terrain_1m: impact 377–520 ns a ray, Embree 265–366, bench/README.md,
 // thirty-second session); the paired ratio here moved far less (1.25–1.34). Usage:
-//   ./build/release/bench/impact_ray_pairs [terrain_1m|level_1m|terrain_20k] [ROUNDS] [up]
-// The mesh is the float one with SAH bins, both faces colliding, as mesh_ray_cast/MESH/impact/float/sah.
+//   ./build/release/bench/impact_ray_pairs [terrain_1m|level_1m|terrain_20k] [ROUNDS] [up] [no_normal]
+// The mesh is the float one with SAH bins, both faces colliding, as mesh_ray_cast/MESH/impact/float/sah;
+// `no_normal` turns MeshRayOptions::normal off, as .../impact/float/sah/no_normal (Embree's call
+// returns no unit normal either).
 // Two variants that tell where a gap lives: terrain_20k is a 100×100 height field (20,000
 // triangles, about 1 MB of tree and blocks: the caches hold it) with terrain_1m's rays, so its
 // time is computation rather than memory; `up` (terrains only) raises every ray's origin by 10,
@@ -41,9 +43,17 @@ int main(int argc, char** argv) {
   const bool small = std::strcmp(name, "terrain_20k") == 0;
   const bool terrain = small || std::strcmp(name, "terrain_1m") == 0;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 15;
-  const bool up = argc > 3 && std::strcmp(argv[3], "up") == 0;
-  if ((!terrain && std::strcmp(name, "level_1m") != 0) || rounds < 1 || (argc > 3 && !(up && terrain)) || argc > 4) {
-    std::fprintf(stderr, "usage: %s [terrain_1m|level_1m|terrain_20k] [ROUNDS ≥ 1] [up (terrains)]\n", argv[0]);
+  bool up = false, no_normal = false, bad = false;
+  for (int i = 3; i < argc; ++i) {
+    if (std::strcmp(argv[i], "up") == 0)
+      up = true;
+    else if (std::strcmp(argv[i], "no_normal") == 0)
+      no_normal = true;
+    else
+      bad = true;
+  }
+  if ((!terrain && std::strcmp(name, "level_1m") != 0) || rounds < 1 || bad || (up && !terrain)) {
+    std::fprintf(stderr, "usage: %s [terrain_1m|level_1m|terrain_20k] [ROUNDS ≥ 1] [up (terrains)] [no_normal]\n", argv[0]);
     return 2;
   }
   if (!impact_bench::EmbreePeer::available()) {
@@ -66,7 +76,7 @@ int main(int argc, char** argv) {
   std::vector<impact::Ray<float>> ours;
   for (const SegmentDesc& r : rays)
     ours.push_back({{r.origin[0], r.origin[1], r.origin[2]}, {r.path[0], r.path[1], r.path[2]}});
-  const impact::MeshRayOptions<float> opt{.back_faces = impact::BackFaces::collide};
+  const impact::MeshRayOptions<float> opt{.back_faces = impact::BackFaces::collide, .normal = !no_normal};
 
   constexpr int kPasses = 50;
   double sink = 0;  // every answer feeds it, so that no call is left out
@@ -101,9 +111,9 @@ int main(int argc, char** argv) {
     e.push_back(te);
     ratio.push_back(ta / te);
   }
-  std::printf("mesh_ray_cast/%s%s paired, %d rounds of %d passes over %zu rays: impact %.1f ns, Embree %.1f ns a ray (medians); "
+  std::printf("mesh_ray_cast/%s%s%s paired, %d rounds of %d passes over %zu rays: impact %.1f ns, Embree %.1f ns a ray (medians); "
               "impact / Embree median %.3f, range %.3f–%.3f (checksum %g)\n",
-              name, up ? " (up: no box entered)" : "", rounds, kPasses, rays.size(), median(a), median(e), median(ratio),
+              name, up ? " (up: no box entered)" : "", no_normal ? " (no normal)" : "", rounds, kPasses, rays.size(), median(a), median(e), median(ratio),
               *std::min_element(ratio.begin(), ratio.end()), *std::max_element(ratio.begin(), ratio.end()), sink);
   return 0;
 }

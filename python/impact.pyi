@@ -288,7 +288,7 @@ class TriangleMesh:
 
 def load_obj(path: str) -> tuple[Float64Array, npt.NDArray[np.uint32]]: ...
 def mesh_ray_cast(mesh: TriangleMesh, origin: Vec3Like, direction: Vec3Like, *, max_lambda: float = 1.0,
-                  back_faces: BackFacesArg = BackFaces.ignore, brute_force: bool = False,
+                  back_faces: BackFacesArg = BackFaces.ignore, brute_force: bool = False, normal: bool = True,
                   precision: str = "double") -> MeshRayHit: ...
 def mesh_sphere_cast(mesh: TriangleMesh, center: Vec3Like, radius: float, path: Vec3Like, *, buffer: float = 0.0,
                      back_faces: BackFacesArg = BackFaces.ignore, brute_force: bool = False, max_toi: float = 1.0,
@@ -364,8 +364,8 @@ class CarveReport:
     error: str
 
 def level_ray_cast(level: Level, origin: Vec3Like, direction: Vec3Like, *, max_lambda: float = 1.0,
-                   back_faces: BackFacesArg = BackFaces.ignore, brute_force: bool = False, room: int | None = None,
-                   precision: str = "double") -> LevelRayHit: ...
+                   back_faces: BackFacesArg = BackFaces.ignore, brute_force: bool = False, normal: bool = True,
+                   room: int | None = None, precision: str = "double") -> LevelRayHit: ...
 def level_sphere_cast(level: Level, center: Vec3Like, radius: float, path: Vec3Like, *, buffer: float = 0.0,
                       back_faces: BackFacesArg = BackFaces.ignore, brute_force: bool = False, max_toi: float = 1.0,
                       room: int | None = None, precision: str = "double") -> LevelCastHit: ...

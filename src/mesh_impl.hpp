@@ -278,14 +278,15 @@ struct RayQuery {
   }
   /// mesh_ray_cast's answer once the search is over (t_best: the best λ), written into `out`, the
   /// MeshRayHit ray_needs_search began: no second one built and copied (ray_needs_search's comment).
-  void answer(const MeshTree<S>& m, const Ray<S>& ray, S t_best, MeshRayHit<S>& out) const {
+  /// `normal`: whether to compute the hit's normal (MeshRayOptions::normal; else it stays zero).
+  void answer(const MeshTree<S>& m, const Ray<S>& ray, S t_best, bool normal, MeshRayHit<S>& out) const {
     out.status = Status::miss;
     if (!have) return;
     out.status = Status::hit;
     out.lambda = t_best;
     out.point = ray.origin + t_best * ray.direction;
     out.triangle = best_tri;
-    out.normal = front_normal(m);
+    if (normal) out.normal = front_normal(m);
   }
   /// The hit triangle's unit front normal (have: a crossing was found).
   [[nodiscard]] Vec3<S> front_normal(const MeshTree<S>& m) const {
@@ -458,7 +459,7 @@ MeshRayHit<S> mesh_ray_cast(const TriangleMesh<S>& mesh, const Ray<S>& ray, cons
   mesh_detail::RayQuery<S> q;
   S best;
   mesh_detail::search_one(mesh, ray, opt, q, best);
-  q.answer(detail::MeshAccess::tree(mesh), ray, best, out);
+  q.answer(detail::MeshAccess::tree(mesh), ray, best, opt.normal, out);
   return out;
 }
 

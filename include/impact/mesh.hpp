@@ -138,6 +138,11 @@ struct MeshRayOptions {
   S max_lambda = S(1);                   ///< The ray is origin + λ·direction, 0 ≤ λ ≤ max_lambda.
   BackFaces back_faces = BackFaces::ignore;  ///< Whether back-to-front crossings collide.
   bool brute_force = false;              ///< Test every triangle instead of walking the tree (oracle).
+  /// Whether a hit's unit front normal is computed. false: MeshRayHit::normal stays zero, for
+  /// rays that need only where and which triangle (sight lines, distances, picking): the normal's
+  /// square root and division in double took about 10 ns of a 150 ns ray (bench/README.md,
+  /// thirty-fourth session). level_ray_cast passes it on to its rooms.
+  bool normal = true;
 };
 
 /// Result of `mesh_ray_cast`.
@@ -146,7 +151,7 @@ struct MeshRayHit {
   Status status = Status::invalid_input;  ///< hit, miss or invalid_input.
   S lambda = S(0);                         ///< Ray parameter of the first crossing (hit).
   Vec3<S> point{S(0), S(0), S(0)};         ///< origin + λ·direction (world; hit).
-  Vec3<S> normal{S(0), S(0), S(0)};        ///< Front normal of the hit triangle (hit).
+  Vec3<S> normal{S(0), S(0), S(0)};        ///< Unit front normal of the hit triangle (hit; zero without MeshRayOptions::normal).
   std::uint32_t triangle = 0;              ///< Index of the hit triangle (hit).
   std::string error;                       ///< Offending field (invalid_input).
 };

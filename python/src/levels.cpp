@@ -56,7 +56,7 @@ int start_room(const LevelObj& L, const py::object& room) {
 template <class S>
 LevelRayHit<double> ray(LevelObj& L, const Vec3<double>& o, const Vec3<double>& d, const MeshRayOptions<double>& opt,
                         int room) {
-  const MeshRayOptions<S> o2{static_cast<S>(opt.max_lambda), opt.back_faces, opt.brute_force};
+  const MeshRayOptions<S> o2{static_cast<S>(opt.max_lambda), opt.back_faces, opt.brute_force, opt.normal};
   const LevelRayHit<S> h = level_ray_cast<S>(L.get<S>(), Ray<S>{o.cast<S>(), d.cast<S>()}, o2, room);
   return {{h.hit.status, double(h.hit.lambda), widen(h.hit.point), widen(h.hit.normal), h.hit.triangle, h.hit.error},
           h.room,
@@ -187,17 +187,17 @@ void bind_level_queries(py::module_& m) {
   m.def(
       "level_ray_cast",
       [](const LevelPtr& L, const py::object& origin, const py::object& direction, double max_lambda,
-         const py::object& back_faces, bool brute_force, const py::object& room, const std::string& precision) {
-        const MeshRayOptions<double> o{max_lambda, enum_arg<BackFaces>(back_faces, "back_faces"), brute_force};
+         const py::object& back_faces, bool brute_force, bool normal, const py::object& room, const std::string& precision) {
+        const MeshRayOptions<double> o{max_lambda, enum_arg<BackFaces>(back_faces, "back_faces"), brute_force, normal};
         const Vec3<double> org = vec3(origin, "origin"), dir = vec3(direction, "direction");
         const int r = start_room(*L, room);
         return is_float(precision) ? ray<float>(*L, org, dir, o, r) : ray<double>(*L, org, dir, o, r);
       },
       py::arg("level"), py::arg("origin"), py::arg("direction"), py::kw_only(), py::arg("max_lambda") = 1.0,
-      py::arg("back_faces") = BackFaces::ignore, py::arg("brute_force") = false, py::arg("room") = none,
-      py::arg("precision") = "double",
+      py::arg("back_faces") = BackFaces::ignore, py::arg("brute_force") = false, py::arg("normal") = true,
+      py::arg("room") = none, py::arg("precision") = "double",
       "Casts a ray through the level from `room` (None: the room whose cell holds the origin; when none does, every "
-      "room), entering rooms through the portals it crosses.");
+      "room), entering rooms through the portals it crosses. normal=False leaves the hit's normal zero.");
   m.def(
       "level_sphere_cast",
       [](const LevelPtr& L, const py::object& center, double radius, const py::object& path, double buffer,

@@ -103,8 +103,8 @@ struct SphereArgs {
 
 template <class S>
 MeshRayHit<double> ray(const MeshObj& m, const Vec3<double>& o, const Vec3<double>& d, double max_lambda, BackFaces bf,
-                       bool brute) {
-  const MeshRayOptions<S> opt{static_cast<S>(max_lambda), bf, brute};
+                       bool brute, bool normal) {
+  const MeshRayOptions<S> opt{static_cast<S>(max_lambda), bf, brute, normal};
   return widen_hit(mesh_ray_cast<S>(*m.get<S>(), Ray<S>{o.cast<S>(), d.cast<S>()}, opt));
 }
 
@@ -237,15 +237,17 @@ void bind_mesh_casts(py::module_& m) {
   m.def(
       "mesh_ray_cast",
       [](const MeshPtr& mesh, const py::object& origin, const py::object& direction, double max_lambda,
-         const py::object& back_faces, bool brute_force, const std::string& precision) {
+         const py::object& back_faces, bool brute_force, bool normal, const std::string& precision) {
         const Vec3<double> o = vec3(origin, "origin"), d = vec3(direction, "direction");
         const BackFaces bf = enum_arg<BackFaces>(back_faces, "back_faces");
-        return is_float(precision) ? ray<float>(*mesh, o, d, max_lambda, bf, brute_force)
-                                   : ray<double>(*mesh, o, d, max_lambda, bf, brute_force);
+        return is_float(precision) ? ray<float>(*mesh, o, d, max_lambda, bf, brute_force, normal)
+                                   : ray<double>(*mesh, o, d, max_lambda, bf, brute_force, normal);
       },
       py::arg("mesh"), py::arg("origin"), py::arg("direction"), py::kw_only(), py::arg("max_lambda") = 1.0,
-      py::arg("back_faces") = BackFaces::ignore, py::arg("brute_force") = false, py::arg("precision") = "double",
-      "First crossing of the ray origin + lambda * direction (0 <= lambda <= max_lambda) with the mesh (watertight).");
+      py::arg("back_faces") = BackFaces::ignore, py::arg("brute_force") = false, py::arg("normal") = true,
+      py::arg("precision") = "double",
+      "First crossing of the ray origin + lambda * direction (0 <= lambda <= max_lambda) with the mesh (watertight). "
+      "normal=False leaves the hit's normal zero (where and which triangle only: a little faster).");
   m.def(
       "mesh_sphere_cast",
       [](const MeshPtr& mesh, const py::object& center, double radius, const py::object& path, double buffer,

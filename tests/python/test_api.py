@@ -85,6 +85,8 @@ def test_mesh_errors_name_the_field_and_obj_loads(tmp_path):
     m = impact.TriangleMesh.from_obj(str(obj), precision="float", leaf_size=1)
     assert len(m) == 2 and m.leaf_size == 1 and list(m.normals[0]) == [0, 0, 1]
     assert impact.mesh_ray_cast(m, (1, 3, 2), (0, 0, -4), precision="float").triangle == 1
+    bare = impact.mesh_ray_cast(m, (1, 3, 2), (0, 0, -4), normal=False)
+    assert (bare.status, bare.lambda_, bare.triangle, list(bare.normal)) == (impact.Status.hit, 0.5, 1, [0, 0, 0])
     (tmp_path / "bad.obj").write_text("v 0 0 0\nhello\n")
     with pytest.raises(ValueError, match="obj: .*line 2"):
         impact.load_obj(str(tmp_path / "bad.obj"))
@@ -105,6 +107,9 @@ def test_level_rooms_portals_and_carve():
     assert len(level) == 2 and level.portal_count == 1 and level.room_at((15, 5, 5)) == 1
     through = impact.level_ray_cast(level, (5, 5, 5), (20, 0, 0))
     assert (through.status, through.lambda_, through.room, through.rooms_visited) == (impact.Status.hit, 0.65, 1, 2)
+    bare = impact.level_ray_cast(level, (5, 5, 5), (20, 0, 0), normal=False)
+    assert (bare.status, bare.lambda_, bare.room, list(bare.normal)) == (impact.Status.hit, 0.65, 1, [0, 0, 0])
+    assert list(through.normal) == [-1, 0, 0]
     rep = impact.carve(level, (10, 5, 0), 1.0)
     assert (rep.rooms, rep.removed, rep.portals_added, rep.joined, rep.error) == ([0], [1], 1, [0, 1], "")
     assert level.triangle_counts == [1, 2] and level.portal_count == 2

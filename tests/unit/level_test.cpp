@@ -92,6 +92,36 @@ TEST(Level, WalkingThroughPortalsEqualsBruteForceOverTheWholeLevel) {
   EXPECT_GT(fewer, scenes::battery(2000) / 2);  // most casts search only some of the rooms
 }
 
+// MeshRayOptions::normal reaches the rooms: without it a level ray's hit is the same (status, λ,
+// point, triangle and room) with a zero normal.
+TEST(Level, RaysWithoutTheNormalOptionHitTheSameWithAZeroNormal) {
+  const Level<double> L = make_level(impact_scenes::level(5, 8));
+  std::mt19937_64 rng(41);
+  std::uniform_real_distribution<double> u(0.01, 0.99);
+  const double len = L.rooms.back().cell_hi.x();
+  int hits = 0;
+  const int n = scenes::battery(1000);
+  for (int i = 0; i < n; ++i) {
+    const V o(len * u(rng), 8 * u(rng), 4 * u(rng));
+    const V d(16 * (u(rng) - 0.5), 16 * (u(rng) - 0.5), 8 * (u(rng) - 0.5));
+    MeshRayOptions<double> opt{.max_lambda = 0.5};
+    const auto with = level_ray_cast(L, Ray<double>{o, d}, opt);
+    opt.normal = false;
+    const auto without = level_ray_cast(L, Ray<double>{o, d}, opt);
+    ASSERT_EQ(with.hit.status, without.hit.status) << i;
+    EXPECT_EQ(without.hit.normal, V::Zero()) << i;
+    if (with.hit.status != Status::hit) continue;
+    ++hits;
+    EXPECT_EQ(with.hit.lambda, without.hit.lambda) << i;
+    EXPECT_EQ(with.hit.point, without.hit.point) << i;
+    EXPECT_EQ(with.hit.triangle, without.hit.triangle) << i;
+    EXPECT_EQ(with.room, without.room) << i;
+    EXPECT_NEAR(with.hit.normal.norm(), 1.0, 1e-12) << i;
+  }
+  EXPECT_GT(hits, n / 5);
+  EXPECT_LT(hits, 4 * n / 5);
+}
+
 TEST(Level, CarvingRebuildsOnlyTheTouchedRoomsAndOpensAHole) {
   Level<double> L = make_level(impact_scenes::level(5, 8));
   // The wall between rooms 1 and 2 (x = 16) away from the doorway (y ∈ [2, 6], z < 3).

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <random>
@@ -72,6 +73,44 @@ TEST(MeshRay, FrontCrossingHitsAtTheClosedFormBackCrossingOnlyWhenCollide) {
   EXPECT_EQ(mesh_ray_cast(m, Ray<double>{V(1, 2, 3), V(0, 0, -2)}, {.max_lambda = 1.4}).status, Status::miss);
   EXPECT_EQ(mesh_ray_cast(m, Ray<double>{V(-20, 0, 0), V(1, 0, 0)}, {.max_lambda = 100, .back_faces = BackFaces::collide}).status,
             Status::miss);
+}
+
+/// MeshRayOptions::normal = false: the same crossing (status, λ, point and triangle, bit for bit)
+/// with the normal left zero; with the option on, the normal is the hit triangle's unit front
+/// normal as build_mesh stored it (normals()). Seeded rays from above a terrain, about half of
+/// them reaching it, in float and double (the float walk's leaf answers differently from the
+/// double one's).
+template <class S>
+void expect_normal_option_keeps_the_hit(std::uint64_t seed) {
+  const TriangleMesh<S> m = impact_scenes::to_mesh<S>(impact_scenes::terrain(40, 10.0, seed, 2.0), {.split = MeshSplit::sah});
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int hits = 0;
+  constexpr int n = 2000;
+  for (int i = 0; i < n; ++i) {
+    const Vec3<S> o(S(8 * u(rng)), S(8 * u(rng)), S(4 + 8 * std::abs(u(rng))));
+    const Vec3<S> d(S(6 * u(rng)), S(6 * u(rng)), S(-16 * std::abs(u(rng))));
+    MeshRayOptions<S> opt{.back_faces = i % 2 ? BackFaces::collide : BackFaces::ignore};
+    const MeshRayHit<S> with = mesh_ray_cast(m, Ray<S>{o, d}, opt);
+    opt.normal = false;
+    const MeshRayHit<S> without = mesh_ray_cast(m, Ray<S>{o, d}, opt);
+    ASSERT_EQ(with.status, without.status) << i;
+    EXPECT_EQ(without.normal, Vec3<S>::Zero()) << i;
+    if (with.status != Status::hit) continue;
+    ++hits;
+    EXPECT_EQ(std::memcmp(&with.lambda, &without.lambda, sizeof(S)), 0) << i;
+    EXPECT_EQ(with.point, without.point) << i;
+    EXPECT_EQ(with.triangle, without.triangle) << i;
+    EXPECT_EQ(with.normal, m.normals()[with.triangle]) << i;
+    EXPECT_NEAR(double(with.normal.norm()), 1.0, 1e-6) << i;
+  }
+  EXPECT_GT(hits, n / 4);
+  EXPECT_LT(hits, 3 * n / 4);
+}
+
+TEST(MeshRay, WithoutTheNormalOptionTheSameHitAndAZeroNormal) {
+  expect_normal_option_keeps_the_hit<float>(7);
+  expect_normal_option_keeps_the_hit<double>(8);
 }
 
 /// Rays from random outside points aimed exactly at vertices and edge midpoints of a closed cube
