@@ -376,6 +376,7 @@ template <class S>
 struct RayRowsOut {
   MeshRayRows<S>& rows;
   Eigen::Index first = 0;
+  bool normal = true;  ///< MeshRayOptions::normal: false writes zero normal rows, as mesh_ray_cast leaves them.
   /// Ray i's answer without a crossing (invalid_input or miss): every other column zero.
   void none(std::size_t i, Status s) const { write(i, s, S(0), Vec3<S>::Zero(), std::uint32_t(0), nullptr); }
   /// Ray i's answer after its search (q: the best crossing found, t_best its λ).
@@ -383,8 +384,9 @@ struct RayRowsOut {
     if (!q.have) return none(i, Status::miss);
     write(i, Status::hit, t_best, ray.origin + t_best * ray.direction, q.best_tri, &q, &m);
   }
-  /// Whether put_rows can answer: every column but the normal, which needs each ray's query.
-  [[nodiscard]] bool by_rows() const { return rows.normal.rows() == 0; }
+  /// Whether put_rows can answer: every column but the normal, which needs each ray's query
+  /// (unless it is not computed: zero rows).
+  [[nodiscard]] bool by_rows() const { return rows.normal.rows() == 0 || !normal; }
   /// Rays i0 … i0 + n − 1 of `rays` (row first + i0 on) at once, each from its status, its λ and
   /// its triangle (both 0 unless a hit): what none and put write, bit for bit (the point is the
   /// same o + λ·d), column by column in loops without a branch a ray. Not for normals (by_rows).
@@ -404,6 +406,7 @@ struct RayRowsOut {
     }
     if (!rows.triangle.empty()) std::copy(tri, tri + n, rows.triangle.data() + r0);
     if (!rows.room.empty()) std::fill_n(rows.room.data() + r0, n, 0u);
+    if (rows.normal.rows() != 0) rows.normal.middleRows(static_cast<Eigen::Index>(r0), static_cast<Eigen::Index>(n)).setZero();
   }
 
  private:
@@ -414,7 +417,7 @@ struct RayRowsOut {
     detail::put(rows.lambda, r, lambda);
     detail::put(rows.point, r, point);
     if (rows.normal.rows() != 0)  // the normal computed only where asked
-      detail::put(rows.normal, r, q != nullptr ? q->front_normal(*m) : Vec3<S>(Vec3<S>::Zero()));
+      detail::put(rows.normal, r, q != nullptr && normal ? q->front_normal(*m) : Vec3<S>(Vec3<S>::Zero()));
     detail::put_index(rows.triangle, r, tri);
     detail::put_index(rows.room, r, 0u);
   }
@@ -675,7 +678,7 @@ void ray_cast_packets(const MeshTree<S>& m, const RayRowsIn<S>& rays, const Mesh
 template <class S>
 void mesh_ray_cast_many(const TriangleMesh<S>& mesh, const RayRowsIn<S>& rays, const MeshRayOptions<S>& opt,
                         MeshRayRows<S>& rows, Eigen::Index first) {
-  const RayRowsOut<S> out{rows, first};
+  const RayRowsOut<S> out{rows, first, opt.normal};
   // Rays from one origin (a camera, a lidar) enter nearly the same nodes: they walk as packets
   // (a node reached once for all of them). Other rays interleave their walks. A tree of one leaf
   // has no walk to share.

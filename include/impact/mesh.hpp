@@ -141,7 +141,8 @@ struct MeshRayOptions {
   /// Whether a hit's unit front normal is computed. false: MeshRayHit::normal stays zero, for
   /// rays that need only where and which triangle (sight lines, distances, picking): the normal's
   /// square root and division in double took about 10 ns of a 150 ns ray (bench/README.md,
-  /// thirty-fourth session). level_ray_cast passes it on to its rooms.
+  /// thirty-fourth session). level_ray_cast passes it on to its rooms; the ray batches
+  /// (batch.hpp) then write zero normal rows.
   bool normal = true;
 };
 
