@@ -389,7 +389,8 @@ struct RayRowsOut {
   [[nodiscard]] bool by_rows() const { return rows.normal.rows() == 0 || !normal; }
   /// Rays i0 … i0 + n − 1 of `rays` (row first + i0 on) at once, each from its status, its λ and
   /// its triangle (both 0 unless a hit): what none and put write, bit for bit (the point is the
-  /// same o + λ·d), column by column in loops without a branch a ray. Not for normals (by_rows).
+  /// same o + λ·d), column by column in loops without a branch a ray. Normals only when they are
+  /// not computed (zero rows; by_rows).
   void put_rows(std::size_t i0, std::size_t n, const std::uint8_t* status, const S* lambda, const std::uint32_t* tri,
                 const RayRowsIn<S>& rays) const {
     const auto r0 = static_cast<std::size_t>(first) + i0;
