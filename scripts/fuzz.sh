@@ -5,9 +5,10 @@
 # out-of-memory. The input that failed is kept in <build>/findings/.
 #
 # By default each target runs a fixed number of inputs from a fixed seed, 10-50 s each on one
-# core: the same inputs on every machine, so the stage passes or fails the same way in CI as
-# here (a time budget explored further on a faster machine, and CI once failed on an input a
-# slower run had not reached). To explore, give a time instead:
+# core: the same budget on every machine (a time budget explored further on a faster machine, and
+# CI once failed on an input a slower run had not reached). Not the same inputs: libFuzzer steers
+# by coverage and compared values, which a rebuilt library or another CPU (run-time dispatch in
+# libm and the mesh code) changes; tests/fuzz/README.md. To explore, give a time instead:
 #   FUZZ_SECONDS   time per target (explore: the inputs depend on the machine's speed)
 #   FUZZ_SEED      seed (default 16)
 #   FUZZ_JOBS      targets run at once (default 2)
