@@ -1,7 +1,7 @@
 // impact — fuzz target: ray_cast on any shape, with and without closed forms, in double and float.
 // Invariants: validity as decided here; every number finite; λ in [0, max_lambda] (0 when the
 // origin is inside); the hit point on the ray; a unit normal on hits; rays against a sphere
-// agree with the quadratic's roots.
+// never later than the quadratic's entry root, and a hit within tolerance of the surface.
 #include "fuzz_common.hpp"
 
 #include <cstddef>
