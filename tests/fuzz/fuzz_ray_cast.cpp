@@ -34,11 +34,8 @@ void check_sphere(const RayHit<S>& h, double r, const Vec3<double>& c, const Vec
     return;
   }
   if (dist0 > r + tol && pass < r - tol) {
-    // The entry root, from the foot of the perpendicular (stable for grazing rays, where
-    // b² − a·k cancels): λ* − √(r² − p²)/|d|, p the distance of the line from the centre.
-    const double foot = -b / a, speed = std::sqrt(a);
-    const double p = (m + foot * d).norm();
-    const double entry = foot - std::sqrt(std::max(0.0, (r - p) * (r + p))) / speed;
+    // The entry root, from the foot of the perpendicular (entry_root: stable for grazing rays).
+    const double entry = entry_root(m, d, r), speed = std::sqrt(a);
     IMPACT_REQUIRE(h.status == Status::hit || h.status == Status::max_iterations);
     const double l = static_cast<double>(h.lambda);
     // The contract of every cast (the battery's and check_sphere_pair's): never late, and a hit
