@@ -275,7 +275,7 @@ struct RayQuery {
   /// t_best): those crossed, their λ in `lambda`. Out of line and cold (0.17% of a terrain_1m
   /// ray's blocks have such a lane): inlined, GCC hoisted the scalar test's address arithmetic
   /// into every leaf's preamble, about 25 instructions a leaf (callgrind, 2026-12-07: a
-  /// terrain_1m ray 1,729 → 1,680 instructions).
+  /// terrain_1m ray 1,729 → 1,679 instructions).
   template <class RayOf>
   [[gnu::noinline, gnu::cold]] int redo_lanes(const TriangleBlock4<S>& blk, int redo, S lambda[4], S t_best, const RayOf& ray_of) const {
     const auto& w = ray_of();
